@@ -1,0 +1,93 @@
+package dev.distlock.embedded;
+
+import java.time.Duration;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Proves the harness: real servers that Spring Data Redis (Lettuce) can talk to, and that can be paused,
+ * resumed, killed and restarted on the same port.
+ */
+class RedisServerProcessTests {
+
+    @RegisterExtension
+    static RedisServersExtension redis = new RedisServersExtension();
+
+    private final java.util.List<LettuceConnectionFactory> factories = new java.util.ArrayList<>();
+
+    @AfterEach
+    void closeClients() {
+        factories.forEach(LettuceConnectionFactory::destroy);
+    }
+
+    @Test
+    void twoServersPausedResumedKilledAndRestarted() {
+        RedisServerProcess first = redis.start();
+        RedisServerProcess second = redis.start();
+        assertThat(first.port()).isNotEqualTo(second.port());
+
+        StringRedisTemplate one = template(first);
+        StringRedisTemplate two = template(second);
+        one.opsForValue().set("k", "one");
+        two.opsForValue().set("k", "two");
+        assertThat(one.opsForValue().get("k")).isEqualTo("one");
+        assertThat(two.opsForValue().get("k")).isEqualTo("two");
+
+        first.pause();
+        assertThatThrownBy(() -> one.opsForValue().get("k"))
+                .hasRootCauseInstanceOf(RedisCommandTimeoutException.class);
+        assertThat(two.opsForValue().get("k")).as("the other server is unaffected").isEqualTo("two");
+        first.resume();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(one.opsForValue().get("k")).isEqualTo("one"));
+
+        long pidBefore = second.pid();
+        second.kill();
+        assertThat(second.isRunning()).isFalse();
+        assertThat(RedisServerProcess.isListening(second.port())).isFalse();
+        assertThatThrownBy(() -> two.opsForValue().get("k")).isInstanceOfAny(RedisConnectionFailureException.class,
+                org.springframework.dao.QueryTimeoutException.class);
+
+        second.start();
+        assertThat(second.pid()).isNotEqualTo(pidBefore);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            two.opsForValue().set("k", "again");
+            assertThat(two.opsForValue().get("k")).isEqualTo("again");
+        });
+    }
+
+    @Test
+    void passesExtraArguments() {
+        RedisServerProcess server = redis.start("--requirepass", "s3cret");
+        RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(server.host(), server.port());
+        config.setPassword("s3cret");
+        assertThat(template(config).opsForValue().setIfAbsent("a", "b")).isTrue();
+        assertThatThrownBy(() -> template(new RedisStandaloneConfiguration(server.host(), server.port()))
+                .opsForValue().get("a")).hasStackTraceContaining("NOAUTH");
+    }
+
+    private StringRedisTemplate template(RedisServerProcess server) {
+        return template(new RedisStandaloneConfiguration(server.host(), server.port()));
+    }
+
+    private StringRedisTemplate template(RedisStandaloneConfiguration config) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(config,
+                LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+        factory.afterPropertiesSet();
+        factory.start();
+        factories.add(factory);
+        return new StringRedisTemplate(factory);
+    }
+}
