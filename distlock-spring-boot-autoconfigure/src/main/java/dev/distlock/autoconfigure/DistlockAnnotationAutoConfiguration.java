@@ -38,7 +38,7 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
  * {@code distlock.enabled} is not {@code false}; with {@code distlock.enabled=false} annotated methods run without
  * locking. Every bean backs off when the application defines its own.
  */
-@AutoConfiguration(afterName = "dev.distlock.autoconfigure.DistlockAutoConfiguration")
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
 @ConditionalOnClass(Advisor.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @ConditionalOnBean(LockService.class)
