@@ -27,7 +27,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * {@code management.health.distlock.enabled=false}; its PING is bounded by {@code distlock.command-timeout}.</li>
  * </ul>
  */
-@AutoConfiguration(afterName = "dev.distlock.autoconfigure.DistlockAutoConfiguration")
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
 public class DistlockActuatorAutoConfiguration {
 
     /**

@@ -24,9 +24,9 @@ import org.springframework.context.annotation.Configuration;
  * </ul>
  * Without Micrometer, or without a registry, nothing is registered and the engine runs with no listener.
  * Ordered after Spring Boot's metrics and observation auto-configurations (so the registries are known) and
- * before {@code DistlockAutoConfiguration} (so the engine is configured with these listeners).
+ * before {@link DistlockAutoConfiguration} (so the engine is configured with these listeners).
  */
-@AutoConfiguration(beforeName = "dev.distlock.autoconfigure.DistlockAutoConfiguration", afterName = {
+@AutoConfiguration(before = DistlockAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
