@@ -79,7 +79,6 @@ public class MicrometerLockListener implements LockListener {
         for (RenewalResult result : RenewalResult.values()) {
             this.renewals.put(result, Counter.builder(RENEWAL)
                     .description("Watchdog lease renewals, by outcome")
-                    .baseUnit("leases")
                     .tag(LockTags.RESULT, result.tag())
                     .register(registry));
         }
