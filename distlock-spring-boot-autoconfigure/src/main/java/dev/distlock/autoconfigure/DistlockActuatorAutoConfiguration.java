@@ -31,41 +31,52 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 public class DistlockActuatorAutoConfiguration {
 
     /**
-     * The endpoint listing held locks.
+     * The endpoint listing held locks. The class check guards the nested configuration, whose conditions need
+     * Actuator classes to be evaluated at all.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
-    @ConditionalOnAvailableEndpoint(DistlockEndpoint.class)
-    @ConditionalOnSingleCandidate(HeldLockRegistry.class)
+    @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
     static class DistlockEndpointConfiguration {
 
-        @Bean
-        @ConditionalOnMissingBean
-        DistlockEndpoint distlockEndpoint(HeldLockRegistry heldLockRegistry) {
-            return new DistlockEndpoint(heldLockRegistry);
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnAvailableEndpoint(DistlockEndpoint.class)
+        @ConditionalOnSingleCandidate(HeldLockRegistry.class)
+        static class Available {
+
+            @Bean
+            @ConditionalOnMissingBean
+            DistlockEndpoint distlockEndpoint(HeldLockRegistry heldLockRegistry) {
+                return new DistlockEndpoint(heldLockRegistry);
+            }
         }
     }
 
     /**
-     * The health contributor.
+     * The health contributor; same guard as the endpoint.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-    @ConditionalOnEnabledHealthIndicator("distlock")
-    @ConditionalOnSingleCandidate(HeldLockRegistry.class)
-    @ConditionalOnBean(RedisConnectionFactory.class)
+    @ConditionalOnClass(name = { "org.springframework.boot.health.contributor.HealthIndicator",
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
     static class DistlockHealthConfiguration {
 
         /** Used when {@code distlock.*} is not bound (the engine was configured by hand). */
         private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
-        @Bean
-        @ConditionalOnMissingBean(name = "distlockHealthIndicator")
-        DistlockHealthIndicator distlockHealthIndicator(RedisConnectionFactory redisConnectionFactory,
-                HeldLockRegistry heldLockRegistry, ObjectProvider<DistlockProperties> properties) {
-            Duration timeout = properties.stream().findFirst().map(DistlockProperties::commandTimeout)
-                    .orElse(DEFAULT_TIMEOUT);
-            return new DistlockHealthIndicator(redisConnectionFactory, heldLockRegistry, timeout);
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("distlock")
+        @ConditionalOnSingleCandidate(HeldLockRegistry.class)
+        @ConditionalOnBean(RedisConnectionFactory.class)
+        static class Enabled {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "distlockHealthIndicator")
+            DistlockHealthIndicator distlockHealthIndicator(RedisConnectionFactory redisConnectionFactory,
+                    HeldLockRegistry heldLockRegistry, ObjectProvider<DistlockProperties> properties) {
+                Duration timeout = properties.stream().findFirst().map(DistlockProperties::commandTimeout)
+                        .orElse(DEFAULT_TIMEOUT);
+                return new DistlockHealthIndicator(redisConnectionFactory, heldLockRegistry, timeout);
+            }
         }
     }
 }
