@@ -106,8 +106,8 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
      * re-check on a timer only).
      */
     public void start() {
-        subscriber.start();
         watchdog.start();
+        subscriber.start(watchdog.scheduler());
     }
 
     /** @return the settings */
