@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-command flash-sale demo: several sample-app instances, many concurrent buyers, one product with stock 100.
 #
-#   sample-app/flash-sale.sh [--instances 3] [--buyers 1000] [--concurrency 64] [--no-lock | --lock-only]
+#   sample-app/flash-sale.sh [--instances 3] [--buyers 1000] [--concurrency 24] [--no-lock | --lock-only]
 #
 # Runs two rounds by default: first with distlock (no overselling), then the same instances' code started with
 # distlock.enabled=false (overselling). --no-lock runs only the second round, --lock-only only the first.
@@ -11,7 +11,7 @@ set -euo pipefail
 
 INSTANCES=3
 BUYERS=1000
-CONCURRENCY=64
+CONCURRENCY=24
 ROUNDS="lock no-lock"
 while [ $# -gt 0 ]; do
     case "$1" in
