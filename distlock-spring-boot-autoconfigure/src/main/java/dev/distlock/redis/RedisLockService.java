@@ -56,6 +56,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public class RedisLockService implements LockService, HeldLockRegistry, DisposableBean {
 
+    /**
+     * How long a released lock that someone waits for stays reserved for the woken waiters, against newcomers. Long
+     * enough for a notification and one round trip on a busy machine; if every waiter gave up, the lock is free
+     * again after it.
+     */
+    static final Duration HANDOFF_WINDOW = Duration.ofMillis(100);
+
+    private static final byte[] HANDOFF_WINDOW_ARG = LuaScript.arg(HANDOFF_WINDOW.toMillis());
+
     /** Bound on how long a waiter trusts pub/sub alone: a notification can be lost while reconnecting. */
     static final Duration MAX_RECHECK_INTERVAL = Duration.ofMillis(500);
 
@@ -64,6 +73,10 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
     private static final LuaScript ACQUIRE = LuaScript.load("acquire.lua", ScriptOutputType.INTEGER);
 
     private static final LuaScript RELEASE = LuaScript.load("release.lua", ScriptOutputType.INTEGER);
+
+    private static final byte[] FIRST_ATTEMPT = { '1' };
+
+    private static final byte[] LATER_ATTEMPT = { '0' };
 
     private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(SecureRandom::new);
 
@@ -148,7 +161,9 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
             return Optional.empty();
         }
         listener.acquireFinished(name, context, AcquireResult.ACQUIRED, waited, handle, null);
-        log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken, waited / 1000);
+        if (log.isDebugEnabled()) {
+            log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken, waited / 1000);
+        }
         return Optional.of(handle);
     }
 
@@ -213,13 +228,14 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         byte[] lease = LuaScript.arg(leaseMillis);
         byte[] idle = LuaScript.arg(config.fencingIdleTime().toMillis());
         entry.competitor = Thread.currentThread();
+        byte[] firstAttempt = FIRST_ATTEMPT;
         try {
             while (true) {
                 long sent = System.nanoTime();
                 long remainingMillis = Math.max(0, (deadline - sent) / 1_000_000);
                 long reply;
                 try {
-                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis));
+                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis), firstAttempt);
                 }
                 catch (LockUnavailableException ex) {
                     releaseAbandoned(name, keys, token);
@@ -228,6 +244,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
                 if (reply > 0) {
                     return new RedisLockHandle(this, name, keys, token, reply, useWatchdog, leaseMillis, entry, sent);
                 }
+                firstAttempt = LATER_ATTEMPT;
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
                     return null;
@@ -256,7 +273,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         try {
             RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(0);
             RELEASE.run(commands, new byte[][] { keys.lock, keys.waiters }, token, channel,
-                    name.getBytes(StandardCharsets.UTF_8));
+                    name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG);
         }
         catch (Exception ex) {
             // Not connected: the acquire was never sent, or its lease expires on its own.
@@ -306,7 +323,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         ReleaseResult result;
         try {
             long reply = call(RELEASE, new byte[][] { handle.keys.lock, handle.keys.waiters }, handle.ownerToken,
-                    channel, handle.name.getBytes(StandardCharsets.UTF_8));
+                    channel, handle.name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG);
             result = reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
         }
         catch (LockUnavailableException ex) {
@@ -321,7 +338,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
             log.warn("Lock '{}' (fencing token {}) was released after its lease had expired: another holder may "
                     + "have run concurrently; use a longer lease or the watchdog", handle.name, handle.fencingToken);
         }
-        else {
+        else if (log.isDebugEnabled()) {
             log.debug("Lock '{}' (fencing token {}) released: {}", handle.name, handle.fencingToken, result.tag());
         }
         listener.released(handle, result);
