@@ -26,7 +26,7 @@ import org.springframework.util.StringUtils;
  * starts a server on {@code spring.data.redis.port} only when all of these hold:
  * <ul>
  * <li>{@code sample.embedded-redis} is {@code true} (the default);</li>
- * <li>no other Redis is configured: no {@code spring.data.redis.url}, Sentinel or Cluster, and
+ * <li>no other Redis is configured: no {@code spring.data.redis.url}, Sentinel, Cluster or password, and
  * {@code spring.data.redis.host} is a loopback address;</li>
  * <li>nothing listens on that port yet.</li>
  * </ul>
@@ -83,7 +83,8 @@ public class EmbeddedRedisLauncher implements SmartApplicationListener, Ordered 
         if (StringUtils.hasText(env.getProperty("spring.data.redis.url"))
                 || StringUtils.hasText(env.getProperty("spring.data.redis.sentinel.master"))
                 || StringUtils.hasText(env.getProperty("spring.data.redis.cluster.nodes"))
-                || StringUtils.hasText(env.getProperty("spring.data.redis.cluster.nodes[0]")) || !isLoopback(host)) {
+                || StringUtils.hasText(env.getProperty("spring.data.redis.cluster.nodes[0]"))
+                || StringUtils.hasText(env.getProperty("spring.data.redis.password")) || !isLoopback(host)) {
             log.info("Using the configured Redis; no embedded Redis started");
             return;
         }

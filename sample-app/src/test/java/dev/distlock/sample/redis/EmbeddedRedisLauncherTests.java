@@ -67,6 +67,10 @@ class EmbeddedRedisLauncherTests {
                 "spring.data.redis.url=redis://127.0.0.1:" + port)) {
             assertThat(RedisServerProcess.isListening(port)).isFalse();
         }
+        try (ConfigurableApplicationContext app = start("spring.data.redis.port=" + port,
+                "spring.data.redis.password=secret")) {
+            assertThat(RedisServerProcess.isListening(port)).isFalse();
+        }
     }
 
     private static ConfigurableApplicationContext start(String... properties) {
