@@ -222,8 +222,12 @@ class ProductApiTests extends SampleAppTestSupport {
                 .andExpect(content().string(containsString("Run flash sale")));
         mvc.perform(get("/actuator/health")).andExpect(status().isOk())
                 .andExpect(jsonPath("$.status").value("UP"));
+        mvc.perform(post("/api/products/1/deduct").param("quantity", "1")).andExpect(status().isOk());
         mvc.perform(get("/actuator/prometheus")).andExpect(status().isOk())
-                .andExpect(content().string(containsString("jvm_memory_used_bytes")));
+                .andExpect(content().string(
+                        containsString("distlock_acquire_seconds_count{lock=\"stock\",result=\"acquired\"}")));
+        mvc.perform(get("/actuator/distlock")).andExpect(status().isOk());
+        mvc.perform(get("/actuator/health")).andExpect(jsonPath("$.components.distlock.status").value("UP"));
     }
 
     private ResultActions problem(ResultActions result, int status) throws Exception {
