@@ -77,7 +77,8 @@ build_if_needed() {
             "$ROOT/distlock-spring-boot-autoconfigure/src/main" "$ROOT/distlock-spring-boot-starter/pom.xml" \
             "$ROOT/distlock-embedded-redis/src/main" -newer "$jar" -print 2>/dev/null | head -1)" ]; then
         echo "Building the sample app (./mvnw -pl sample-app -am package -Dmaven.test.skip=true) ..."
-        (cd "$ROOT" && ./mvnw -B -q -pl sample-app -am package -Dmaven.test.skip=true) || { echo "build failed" >&2; exit 1; }
+        (cd "$ROOT" && ./mvnw -B -q -pl sample-app -am package -Dmaven.test.skip=true) \
+            || { echo "build failed" >&2; exit 1; }
         jar="$(ls "$HERE"/target/sample-app-*.jar | grep -v -- '-original' | head -1)"
     fi
     JAR="$jar"
