@@ -43,14 +43,20 @@ final class LocalLockQueues {
         });
     }
 
-    /** Wakes this JVM's competitors for the lock, if any: its holder in Redis was released. */
-    void wake(String name) {
-        wake(entries.get(name));
-        wake(entries.get(name + READ_SUFFIX));
+    /**
+     * Wakes this JVM's competitor for the lock if the release handed the lock to it (release notifications name the
+     * one waiter the lock is reserved for, so the others keep sleeping instead of racing for it).
+     *
+     * @param name the lock name
+     * @param owner the owner token of the waiter the lock was handed to
+     */
+    void handOff(String name, String owner) {
+        wake(entries.get(name), owner);
+        wake(entries.get(name + READ_SUFFIX), owner);
     }
 
-    private static void wake(Entry entry) {
-        if (entry != null) {
+    private static void wake(Entry entry, String owner) {
+        if (entry != null && owner.equals(entry.competitorToken)) {
             Thread competitor = entry.competitor;
             if (competitor != null) {
                 LockSupport.unpark(competitor);
@@ -71,6 +77,9 @@ final class LocalLockQueues {
 
         /** The thread currently waiting in Redis, woken by release notifications. */
         volatile Thread competitor;
+
+        /** The owner token the competitor asks with; a release hands the lock to one token. */
+        volatile String competitorToken;
 
         /** Guarded by the map's per-key lock in compute. */
         int users;

@@ -25,7 +25,7 @@ public final class RedisLockConfig {
 
     private final Duration commandTimeout;
 
-    private final Duration fencingIdleTime;
+    private final Duration fencingCounterLifetime;
 
     /**
      * @param keyPrefix namespace of every Redis key ({@code distlock.key-prefix})
@@ -33,11 +33,12 @@ public final class RedisLockConfig {
      * @param leaseTime watchdog lease ({@code distlock.lease-time}), renewed every third of it
      * @param onLeaseLost what the caller sees after a lost lease ({@code distlock.on-lease-lost})
      * @param commandTimeout bound on each Redis call of the lock path ({@code distlock.command-timeout})
-     * @param fencingIdleTime how long a lock name's fencing counter lives without acquisitions before Redis may
-     *        drop it (it restarts above every earlier token, see {@code acquire.lua})
+     * @param fencingCounterLifetime how long a lock name's fencing counter lives after it was seeded; Redis then
+     *        drops it and the next acquisition seeds it again above every earlier token (see {@code acquire.lua}),
+     *        so no key per lock name is kept forever
      */
     public RedisLockConfig(String keyPrefix, Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost,
-            Duration commandTimeout, Duration fencingIdleTime) {
+            Duration commandTimeout, Duration fencingCounterLifetime) {
         require(keyPrefix != null && !keyPrefix.isBlank(), "distlock.key-prefix must not be blank");
         require(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
                 "distlock.key-prefix must not contain '{' or '}' (they would break Redis Cluster hash tags): "
@@ -48,14 +49,14 @@ public final class RedisLockConfig {
         require(onLeaseLost != null, "distlock.on-lease-lost must be log or throw");
         require(commandTimeout != null && commandTimeout.toMillis() >= 1,
                 "distlock.command-timeout must be positive: " + commandTimeout);
-        require(fencingIdleTime != null && fencingIdleTime.toMillis() >= 1,
-                "fencingIdleTime must be positive: " + fencingIdleTime);
+        require(fencingCounterLifetime != null && fencingCounterLifetime.toMillis() >= 1,
+                "fencingCounterLifetime must be positive: " + fencingCounterLifetime);
         this.keyPrefix = keyPrefix;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.onLeaseLost = onLeaseLost;
         this.commandTimeout = commandTimeout;
-        this.fencingIdleTime = fencingIdleTime;
+        this.fencingCounterLifetime = fencingCounterLifetime;
     }
 
     /** @return the documented defaults of every {@code distlock.*} property */
@@ -71,32 +72,32 @@ public final class RedisLockConfig {
 
     /** @param keyPrefix the key prefix @return a copy with it */
     public RedisLockConfig withKeyPrefix(String keyPrefix) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
     /** @param waitTime the default wait @return a copy with it */
     public RedisLockConfig withWaitTime(Duration waitTime) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
     /** @param leaseTime the watchdog lease @return a copy with it */
     public RedisLockConfig withLeaseTime(Duration leaseTime) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
     /** @param onLeaseLost the lease-lost policy @return a copy with it */
     public RedisLockConfig withOnLeaseLost(OnLeaseLost onLeaseLost) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
     /** @param commandTimeout the Redis call bound @return a copy with it */
     public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
-    /** @param fencingIdleTime the fencing counter's idle expiry @return a copy with it */
-    public RedisLockConfig withFencingIdleTime(Duration fencingIdleTime) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+    /** @param fencingCounterLifetime the fencing counter's lifetime @return a copy with it */
+    public RedisLockConfig withFencingCounterLifetime(Duration fencingCounterLifetime) {
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
     /** @return the key prefix */
@@ -124,27 +125,27 @@ public final class RedisLockConfig {
         return commandTimeout;
     }
 
-    /** @return the fencing counter's idle expiry */
-    public Duration fencingIdleTime() {
-        return fencingIdleTime;
+    /** @return the fencing counter's lifetime */
+    public Duration fencingCounterLifetime() {
+        return fencingCounterLifetime;
     }
 
     @Override
     public boolean equals(Object other) {
         return other instanceof RedisLockConfig o && keyPrefix.equals(o.keyPrefix) && waitTime.equals(o.waitTime)
                 && leaseTime.equals(o.leaseTime) && onLeaseLost == o.onLeaseLost
-                && commandTimeout.equals(o.commandTimeout) && fencingIdleTime.equals(o.fencingIdleTime);
+                && commandTimeout.equals(o.commandTimeout) && fencingCounterLifetime.equals(o.fencingCounterLifetime);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
+        return Objects.hash(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
     }
 
     @Override
     public String toString() {
         return "RedisLockConfig[keyPrefix=" + keyPrefix + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime
-                + ", onLeaseLost=" + onLeaseLost + ", commandTimeout=" + commandTimeout + ", fencingIdleTime="
-                + fencingIdleTime + "]";
+                + ", onLeaseLost=" + onLeaseLost + ", commandTimeout=" + commandTimeout + ", fencingCounterLifetime="
+                + fencingCounterLifetime + "]";
     }
 }

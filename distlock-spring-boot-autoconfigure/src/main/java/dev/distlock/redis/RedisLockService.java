@@ -115,7 +115,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         this.commandTimeoutNanos = config.commandTimeout().toNanos();
         this.channel = LockKeys.channel(config.keyPrefix());
         this.watchdog = new LeaseWatchdog(connection, config, this.listener, this::leaseLost);
-        this.subscriber = new ReleaseSubscriber(connectionFactory, channel, queues::wake);
+        this.subscriber = new ReleaseSubscriber(connectionFactory, channel, queues::handOff);
     }
 
     /**
@@ -234,7 +234,8 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         byte[] mode = shared ? SHARED : EXCLUSIVE;
         byte[] token = newOwnerToken();
         byte[] lease = LuaScript.arg(leaseMillis);
-        byte[] idle = LuaScript.arg(config.fencingIdleTime().toMillis());
+        byte[] counterLifetime = LuaScript.arg(config.fencingCounterLifetime().toMillis());
+        entry.competitorToken = new String(token, StandardCharsets.US_ASCII);
         entry.competitor = Thread.currentThread();
         byte[] firstAttempt = FIRST_ATTEMPT;
         try {
@@ -243,7 +244,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
                 long remainingMillis = Math.max(0, (deadline - sent) / 1_000_000);
                 long reply;
                 try {
-                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis), firstAttempt,
+                    reply = call(ACQUIRE, keyArray, token, lease, counterLifetime, LuaScript.arg(remainingMillis), firstAttempt,
                             mode);
                 }
                 catch (LockUnavailableException ex) {
@@ -259,7 +260,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
                 if (now - deadline >= 0) {
                     return null;
                 }
-                // Sleep until a release notification, the holder's lease end, or the recheck bound.
+                // Sleep until a release hands the lock to this waiter, the holder's lease end, or the recheck bound.
                 long holderLeaseNanos = -reply * 1_000_000L;
                 LockSupport.parkNanos(this, Math.min(deadline - now,
                         Math.min(holderLeaseNanos, MAX_RECHECK_INTERVAL.toNanos())));
@@ -271,6 +272,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         }
         finally {
             entry.competitor = null;
+            entry.competitorToken = null;
         }
     }
 

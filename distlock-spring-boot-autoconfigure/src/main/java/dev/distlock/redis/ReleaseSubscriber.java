@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,8 +15,9 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * The one pub/sub subscription of the application: {@code release.lua} publishes the name of a released lock on
- * {@code <prefix>:released} when someone waits for it, and this wakes the local waiter of that name. Spring Data
+ * The one pub/sub subscription of the application: when someone waits for a released lock, {@code release.lua}
+ * hands it to one waiter and publishes the lock name and that waiter's owner token on {@code <prefix>:released};
+ * this wakes the local waiter if it is the one. Spring Data
  * Redis' listener container re-subscribes by itself after Redis comes back; waiters re-check on a timer meanwhile.
  */
 final class ReleaseSubscriber {
@@ -27,13 +28,18 @@ final class ReleaseSubscriber {
 
     private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
-    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, Consumer<String> onRelease) {
+    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, BiConsumer<String, String> onHandOff) {
         container.setConnectionFactory(connectionFactory);
         // Dispatch on the Redis I/O thread: the work is a map lookup and an unpark, cheaper than a thread hop.
         container.setTaskExecutor(Runnable::run);
-        container.addMessageListener(
-                (message, pattern) -> onRelease.accept(new String(message.getBody(), StandardCharsets.UTF_8)),
-                new ChannelTopic(new String(channel, StandardCharsets.UTF_8)));
+        container.addMessageListener((message, pattern) -> {
+            // "<lock name>\n<owner token of the waiter it was handed to>"; tokens never contain a newline
+            String body = new String(message.getBody(), StandardCharsets.UTF_8);
+            int separator = body.lastIndexOf('\n');
+            if (separator > 0) {
+                onHandOff.accept(body.substring(0, separator), body.substring(separator + 1));
+            }
+        }, new ChannelTopic(new String(channel, StandardCharsets.UTF_8)));
         container.afterPropertiesSet();
     }
 

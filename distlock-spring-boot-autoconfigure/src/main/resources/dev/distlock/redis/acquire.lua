@@ -1,15 +1,16 @@
 -- Acquires a lock atomically with its lease and a fencing token, exclusively (REENTRANT, FAIR, WRITE) or shared
 -- with other readers (READ).
 -- KEYS[1] lock key      "<prefix>:{<name>}"         exclusive holder "<owner token>:<fencing token>" with the lease
---                                                    as expiry, or "~" for a short hand-off to waiters (release.lua)
--- KEYS[2] fence key     "<prefix>:{<name>}:fence"   last fencing token issued for the name, expires when idle
--- KEYS[3] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> end of its wait (server ms), so
---                                                    release wakes and reserves only for live waiters
+--                                                    as expiry, or "~<owner token>" while a release hands the lock
+--                                                    to that waiter (see release.lua)
+-- KEYS[2] fence key     "<prefix>:{<name>}:fence"   last fencing token issued for the name; expires a while after
+--                                                    it was seeded and is then seeded again
+-- KEYS[3] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> end of its wait (server ms)
 -- KEYS[4] readers key   "<prefix>:{<name>}:readers" sorted set: owner token -> end of its lease (server ms)
 -- KEYS[5] writer key    "<prefix>:{<name>}:writer"  exists while an exclusive request waits: new readers queue
 -- ARGV[1] owner token (unguessable, one per acquisition)
 -- ARGV[2] lease in ms
--- ARGV[3] idle time in ms after which the fence counter may expire
+-- ARGV[3] lifetime in ms of a freshly seeded fence counter
 -- ARGV[4] ms the caller is prepared to wait (0 = try once, not recorded as a waiter)
 -- ARGV[5] '1' on the caller's first attempt, '0' when it has waited already
 -- ARGV[6] 'w' exclusive, 'r' shared
@@ -49,11 +50,9 @@ local function live_readers()
 end
 
 local shared = ARGV[6] == 'r'
-local waited = ARGV[5] == '0'
 local current = redis.call('GET', KEYS[1])
-if current == '~' and waited then
-    -- Handed off to those who waited: a newcomer (such as the holder that just released) cannot barge in.
-    redis.call('DEL', KEYS[1])
+if current == '~' .. ARGV[1] then
+    -- Handed to this caller by the last release: nobody else may take it meanwhile.
     current = false
 end
 if current then
@@ -74,22 +73,25 @@ elseif live_readers() then
     return refuse(redis.call('PTTL', KEYS[4]))
 end
 
--- Fencing: INCR while the counter lives; when it is absent (first use, idle expiry, data loss) seed it from the
--- server clock in microseconds. Every token ever issued is at most the clock in microseconds at the time (no name
--- can be acquired more than once per microsecond), so a fresh seed is above every earlier token.
-if redis.call('EXISTS', KEYS[2]) == 0 then
-    local now = redis.call('TIME')
-    redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
-end
+-- Fencing: INCR the name's counter. When it was absent (first use, expiry, data loss) INCR answers 1: seed it from
+-- the server clock in microseconds instead. Every token ever issued is at most the clock in microseconds when it
+-- was issued (no name can be acquired more than once per microsecond), so a new seed is above every earlier token,
+-- and the counter may expire at any time: it is never refreshed, which keeps the common case to one command.
 local fence = redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-if waited then
+if fence == 1 then
+    local now = redis.call('TIME')
+    local seed = now[1] .. string.format('%06d', tonumber(now[2]))
+    redis.call('SET', KEYS[2], seed, 'PX', ARGV[3])
+    fence = tonumber(seed)
+end
+if ARGV[5] == '0' then
     redis.call('ZREM', KEYS[3], ARGV[1]) -- no longer waiting
     if not shared then
         redis.call('DEL', KEYS[5]) -- other waiting writers set it again when they retry
     end
 end
 if shared then
+    redis.call('DEL', KEYS[1]) -- a hand-off to this reader ends here; the readers set guards the lock now
     redis.call('ZADD', KEYS[4], now_ms() + tonumber(ARGV[2]), ARGV[1])
     if redis.call('PTTL', KEYS[4]) < tonumber(ARGV[2]) then
         redis.call('PEXPIRE', KEYS[4], ARGV[2])

@@ -180,6 +180,33 @@ class RedisLockServiceTests {
     }
 
     @Test
+    void releasesHandTheLockToWaitersInArrivalOrder() throws Exception {
+        RedisLockService holder = nodes.node(server, config);
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle first = holder.lock("queue");
+        java.util.List<Integer> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        List<Future<?>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int id = i;
+            RedisLockService node = nodes.node(server, config);
+            waiters.add(pool.submit(() -> {
+                try (LockHandle handle = node.lock("queue", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+                    order.add(id);
+                }
+                return null;
+            }));
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("test:{queue}:waiters") == id + 1);
+        }
+        first.unlock();
+        for (Future<?> waiter : waiters) {
+            waiter.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(order).containsExactly(0, 1, 2);
+        pool.shutdown();
+    }
+
+    @Test
     void reentrantWithoutRoundTripReleasedAtOutermost() {
         RedisLockService a = nodes.node(server, config);
         RedisLockService b = nodes.node(server, config);
@@ -290,8 +317,8 @@ class RedisLockServiceTests {
     }
 
     @Test
-    void fencingTokensIncreaseAfterTheCounterExpiredWhileIdle() {
-        RedisLockService a = nodes.node(server, config.withFencingIdleTime(Duration.ofMillis(200)));
+    void fencingTokensIncreaseAfterTheCounterExpired() {
+        RedisLockService a = nodes.node(server, config.withFencingCounterLifetime(Duration.ofMillis(200)));
         StringRedisTemplate redis = nodes.redis(server);
         long first;
         try (LockHandle handle = a.lock("idle")) {
