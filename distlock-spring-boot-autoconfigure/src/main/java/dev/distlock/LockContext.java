@@ -4,6 +4,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Predicate;
 
 /**
  * The locks held by the current call chain (thread), innermost last.
@@ -30,13 +31,14 @@ public final class LockContext {
      * Finds the innermost handle this call chain holds for the lock name. For lock service implementations.
      *
      * @param name the lock name
+     * @param issuedHere tells which handles the asking lock service issued (several services may share a thread)
      * @return the held handle, if any
      */
-    public static Optional<LockHandle> held(String name) {
+    public static Optional<LockHandle> held(String name, Predicate<LockHandle> issuedHere) {
         Iterator<LockHandle> it = HELD.get().descendingIterator();
         while (it.hasNext()) {
             LockHandle handle = it.next();
-            if (handle.name().equals(name) && handle.isHeld()) {
+            if (handle.name().equals(name) && issuedHere.test(handle) && handle.isHeld()) {
                 return Optional.of(handle);
             }
         }

@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure;
 import java.time.Duration;
 
 import dev.distlock.OnLeaseLost;
+import dev.distlock.redis.RedisLockConfig;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -42,25 +43,21 @@ public record DistlockProperties(
     public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
     /**
-     * Validates the values; the binder reports a failure here against the {@code distlock} prefix.
+     * Validates the values through {@link RedisLockConfig}, whose messages name the property at fault; the binder
+     * reports the failure against the {@code distlock} prefix and start-up fails.
      */
     public DistlockProperties {
-        require(keyPrefix != null && !keyPrefix.isBlank(), "distlock.key-prefix must not be blank");
-        require(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-                "distlock.key-prefix must not contain '{' or '}' (they would break Redis Cluster hash tags): "
-                        + keyPrefix);
-        require(waitTime != null && !waitTime.isNegative(), "distlock.wait-time must not be negative: " + waitTime);
-        require(leaseTime != null && !leaseTime.isNegative() && !leaseTime.isZero(),
-                "distlock.lease-time must be positive: " + leaseTime);
-        require(leaseTime.toMillis() >= 3, "distlock.lease-time must be at least 3ms: " + leaseTime);
-        require(commandTimeout != null && !commandTimeout.isNegative() && !commandTimeout.isZero(),
-                "distlock.command-timeout must be positive: " + commandTimeout);
-        require(onLeaseLost != null, "distlock.on-lease-lost must be log or throw");
+        toLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout);
     }
 
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
+    /** @return the engine settings these properties describe */
+    public RedisLockConfig toLockConfig() {
+        return toLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout);
+    }
+
+    private static RedisLockConfig toLockConfig(String keyPrefix, Duration waitTime, Duration leaseTime,
+            OnLeaseLost onLeaseLost, Duration commandTimeout) {
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout,
+                RedisLockConfig.defaults().fencingIdleTime());
     }
 }
