@@ -140,6 +140,7 @@ public final class BenchmarkMain {
 
     static Map<String, LockContender> allContenders() {
         Map<String, LockContender> all = new LinkedHashMap<>();
+        all.put("distlock", new DistlockContender());
         all.put("textbook", new TextbookContender());
         all.put("redisson", new RedissonContender());
         all.put("rlr-spin", new RedisLockRegistryContender(RedisLockType.SPIN_LOCK));
