@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +86,11 @@ final class LeaseWatchdog {
 
     void stop() {
         scheduler.shutdownNow();
+    }
+
+    /** @return the watchdog's scheduler thread, for other light periodic work of the lock service */
+    ScheduledExecutorService scheduler() {
+        return scheduler;
     }
 
     void add(RedisLockHandle handle) {

@@ -65,6 +65,10 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
 
     private static final LuaScript RELEASE = LuaScript.load("release.lua", ScriptOutputType.INTEGER);
 
+    private static final byte[] FIRST_ATTEMPT = { '1' };
+
+    private static final byte[] LATER_ATTEMPT = { '0' };
+
     private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(SecureRandom::new);
 
     private final RedisLockConfig config;
@@ -106,8 +110,8 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
      * re-check on a timer only).
      */
     public void start() {
-        subscriber.start();
         watchdog.start();
+        subscriber.start(watchdog.scheduler());
     }
 
     /** @return the settings */
@@ -148,7 +152,9 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
             return Optional.empty();
         }
         listener.acquireFinished(name, context, AcquireResult.ACQUIRED, waited, handle, null);
-        log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken, waited / 1000);
+        if (log.isDebugEnabled()) {
+            log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken, waited / 1000);
+        }
         return Optional.of(handle);
     }
 
@@ -213,13 +219,14 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         byte[] lease = LuaScript.arg(leaseMillis);
         byte[] idle = LuaScript.arg(config.fencingIdleTime().toMillis());
         entry.competitor = Thread.currentThread();
+        byte[] firstAttempt = FIRST_ATTEMPT;
         try {
             while (true) {
                 long sent = System.nanoTime();
                 long remainingMillis = Math.max(0, (deadline - sent) / 1_000_000);
                 long reply;
                 try {
-                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis));
+                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis), firstAttempt);
                 }
                 catch (LockUnavailableException ex) {
                     releaseAbandoned(name, keys, token);
@@ -228,6 +235,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
                 if (reply > 0) {
                     return new RedisLockHandle(this, name, keys, token, reply, useWatchdog, leaseMillis, entry, sent);
                 }
+                firstAttempt = LATER_ATTEMPT;
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
                     return null;
@@ -321,7 +329,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
             log.warn("Lock '{}' (fencing token {}) was released after its lease had expired: another holder may "
                     + "have run concurrently; use a longer lease or the watchdog", handle.name, handle.fencingToken);
         }
-        else {
+        else if (log.isDebugEnabled()) {
             log.debug("Lock '{}' (fencing token {}) released: {}", handle.name, handle.fencingToken, result.tag());
         }
         listener.released(handle, result);

@@ -1,7 +1,14 @@
 package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
@@ -13,6 +20,10 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * Redis' listener container re-subscribes by itself after Redis comes back; waiters re-check on a timer meanwhile.
  */
 final class ReleaseSubscriber {
+
+    private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
+
+    private static final Duration RETRY = Duration.ofSeconds(1);
 
     private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
@@ -26,8 +37,24 @@ final class ReleaseSubscriber {
         container.afterPropertiesSet();
     }
 
-    void start() {
-        container.start();
+    /**
+     * Subscribes; when Redis is not reachable yet, retries on the scheduler until it is, so the application starts
+     * (and fails closed per lock call) while Redis is down.
+     */
+    void start(ScheduledExecutorService scheduler) {
+        try {
+            container.start();
+        }
+        catch (RuntimeException ex) {
+            log.warn("Could not subscribe to lock release notifications yet ({}); retrying in {} ms", ex.getMessage(),
+                    RETRY.toMillis());
+            try {
+                scheduler.schedule(() -> start(scheduler), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            catch (RejectedExecutionException shutDown) {
+                // the lock service is shutting down
+            }
+        }
     }
 
     void stop() {

@@ -6,6 +6,7 @@
 -- ARGV[2] lease in ms
 -- ARGV[3] idle time in ms after which the fence counter may expire
 -- ARGV[4] ms the caller is prepared to wait (0 = try once, no waiter mark)
+-- ARGV[5] '1' on the caller's first attempt, '0' when it has waited already
 -- Returns the fencing token (> 0) when acquired, else -(remaining lease in ms) of the current holder (at most -1).
 -- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot.
 
@@ -26,6 +27,12 @@ if current then
         return -1
     end
     return -ttl
+end
+
+-- No barging: a newcomer that will wait lets those who waited already go first (it comes back as a waiter 1 ms
+-- later), so a holder that releases and asks again at once cannot starve the others. A try-once caller is let in.
+if ARGV[5] == '1' and tonumber(ARGV[4]) > 0 and redis.call('EXISTS', KEYS[3]) == 1 then
+    return -1
 end
 
 -- Fencing: INCR while the counter lives; when it is absent (first use, idle expiry, data loss) seed it from the

@@ -10,8 +10,9 @@ if not current or string.sub(current, 1, #owner) ~= owner then
     return 0
 end
 redis.call('DEL', KEYS[1])
--- Publish only when someone marked that they wait: an uncontended release costs no pub/sub traffic.
-if redis.call('DEL', KEYS[2]) == 1 then
+-- Publish only when someone marked that they wait: an uncontended release costs no pub/sub traffic. The mark
+-- stays until the longest announced wait ends, so newcomers keep yielding to the woken waiters.
+if redis.call('EXISTS', KEYS[2]) == 1 then
     redis.call('PUBLISH', ARGV[2], ARGV[3])
 end
 return 1

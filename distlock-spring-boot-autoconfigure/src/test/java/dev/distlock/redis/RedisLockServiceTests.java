@@ -158,6 +158,28 @@ class RedisLockServiceTests {
     }
 
     @Test
+    void holderThatAsksAgainAtOnceDoesNotBargeAheadOfAWaiter() throws Exception {
+        RedisLockService a = nodes.node(server, config);
+        RedisLockService b = nodes.node(server, config);
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle first = a.lock("polite");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Long> waiter = pool.submit(() -> {
+            try (LockHandle handle = b.lock("polite", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+                return handle.fencingToken();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redis.hasKey("test:{polite}:waiters")));
+        first.unlock();
+        long again;
+        try (LockHandle second = a.lock("polite", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+            again = second.fencingToken();
+        }
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the waiter went first").isLessThan(again);
+        pool.shutdown();
+    }
+
+    @Test
     void reentrantWithoutRoundTripReleasedAtOutermost() {
         RedisLockService a = nodes.node(server, config);
         RedisLockService b = nodes.node(server, config);
