@@ -389,12 +389,12 @@ final class Report {
         if (!results.has(measurement, contender, metrics[0])) {
             return;
         }
-        StringBuilder row = new StringBuilder("| " + contender + " |");
+        String note = results.note(measurement, contender);
+        StringBuilder row = new StringBuilder("| " + contender + (note == null ? "" : " (" + note + ")") + " |");
         for (String metric : metrics) {
             row.append(' ').append(cell(measurement, contender, metric)).append(" |");
         }
-        String note = results.note(measurement, contender);
-        line(row + (note == null ? "" : " " + note));
+        line(row.toString());
     }
 
     private String cell(String measurement, String contender, String metric) {
