@@ -84,7 +84,7 @@ class RedisServerProcessTests {
 
     private StringRedisTemplate template(RedisStandaloneConfiguration config) {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(config,
-                LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+                LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
         factory.afterPropertiesSet();
         factory.start();
         factories.add(factory);

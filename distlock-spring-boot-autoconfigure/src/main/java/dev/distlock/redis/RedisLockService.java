@@ -56,6 +56,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public class RedisLockService implements LockService, HeldLockRegistry, DisposableBean {
 
+    /**
+     * How long a released lock that someone waits for stays reserved for the woken waiters, against newcomers. Long
+     * enough for a notification and one round trip on a busy machine; if every waiter gave up, the lock is free
+     * again after it.
+     */
+    static final Duration HANDOFF_WINDOW = Duration.ofMillis(100);
+
+    private static final byte[] HANDOFF_WINDOW_ARG = LuaScript.arg(HANDOFF_WINDOW.toMillis());
+
     /** Bound on how long a waiter trusts pub/sub alone: a notification can be lost while reconnecting. */
     static final Duration MAX_RECHECK_INTERVAL = Duration.ofMillis(500);
 
@@ -264,7 +273,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         try {
             RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(0);
             RELEASE.run(commands, new byte[][] { keys.lock, keys.waiters }, token, channel,
-                    name.getBytes(StandardCharsets.UTF_8));
+                    name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG);
         }
         catch (Exception ex) {
             // Not connected: the acquire was never sent, or its lease expires on its own.
@@ -314,7 +323,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         ReleaseResult result;
         try {
             long reply = call(RELEASE, new byte[][] { handle.keys.lock, handle.keys.waiters }, handle.ownerToken,
-                    channel, handle.name.getBytes(StandardCharsets.UTF_8));
+                    channel, handle.name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG);
             result = reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
         }
         catch (LockUnavailableException ex) {

@@ -1,7 +1,9 @@
 -- Acquires a lock atomically with its lease and a fencing token.
--- KEYS[1] lock key      "<prefix>:{<name>}"         value "<owner token>:<fencing token>", expires with the lease
+-- KEYS[1] lock key      "<prefix>:{<name>}"         "<owner token>:<fencing token>" with the lease as expiry,
+--                                                    or "~" for a short hand-off to waiters (see release.lua)
 -- KEYS[2] fence key     "<prefix>:{<name>}:fence"   last fencing token issued for the name, expires when idle
--- KEYS[3] waiters key   "<prefix>:{<name>}:waiters" exists while someone waits, so release publishes only then
+-- KEYS[3] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> end of its wait (server ms), so
+--                                                    release wakes and reserves only for live waiters
 -- ARGV[1] owner token (unguessable, one per acquisition)
 -- ARGV[2] lease in ms
 -- ARGV[3] idle time in ms after which the fence counter may expire
@@ -11,6 +13,10 @@
 -- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot.
 
 local current = redis.call('GET', KEYS[1])
+if current == '~' and ARGV[5] == '0' then
+    -- Handed off to those who waited: a newcomer (such as the holder that just released) cannot barge in.
+    current = false
+end
 if current then
     local prefix = ARGV[1] .. ':'
     if string.sub(current, 1, #prefix) == prefix then
@@ -19,20 +25,18 @@ if current then
         return tonumber(string.sub(current, #prefix + 1))
     end
     local wait = tonumber(ARGV[4])
-    if wait > 0 and redis.call('PTTL', KEYS[3]) < wait then
-        redis.call('SET', KEYS[3], '1', 'PX', wait)
+    if wait > 0 then
+        local now = redis.call('TIME')
+        redis.call('ZADD', KEYS[3], now[1] * 1000 + math.floor(now[2] / 1000) + wait, ARGV[1])
+        if redis.call('PTTL', KEYS[3]) < wait then
+            redis.call('PEXPIRE', KEYS[3], wait)
+        end
     end
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl < 1 then
         return -1
     end
     return -ttl
-end
-
--- No barging: a newcomer that will wait lets those who waited already go first (it comes back as a waiter 1 ms
--- later), so a holder that releases and asks again at once cannot starve the others. A try-once caller is let in.
-if ARGV[5] == '1' and tonumber(ARGV[4]) > 0 and redis.call('EXISTS', KEYS[3]) == 1 then
-    return -1
 end
 
 -- Fencing: INCR while the counter lives; when it is absent (first use, idle expiry, data loss) seed it from the
@@ -43,6 +47,9 @@ if redis.call('EXISTS', KEYS[2]) == 0 then
     redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
 end
 local fence = redis.call('INCR', KEYS[2])
+if ARGV[5] == '0' then
+    redis.call('ZREM', KEYS[3], ARGV[1]) -- no longer waiting
+end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. string.format('%.0f', fence), 'PX', ARGV[2])
 return fence

@@ -1,0 +1,80 @@
+package dev.distlock.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import dev.distlock.LockType;
+
+/**
+ * Runs the annotated method while holding a distributed lock.
+ * <p>
+ * The lock name is {@code name + ":" + key}, or just {@code name} when {@code key} is empty. The lock is taken
+ * before the method is called and released after it returned or threw; for a method returning
+ * {@code CompletableFuture}, {@code CompletionStage}, {@code Mono} or {@code Flux} it is held until the returned
+ * value completes, fails or is cancelled. Inside the method, {@link dev.distlock.LockContext#current()} is the
+ * handle of this lock (e.g. for its fencing token).
+ * <p>
+ * Works on public methods of Spring beans (declared on the class or on an interface it implements, with JDK or
+ * CGLIB proxies) and as a meta-annotation: a composed annotation annotated with {@code @DistributedLock} may
+ * redeclare its attributes with {@code @AliasFor(annotation = DistributedLock.class)}. Every annotated method is
+ * checked at start-up: an unparseable key, a bad duration or a negative time fails the application context,
+ * naming the class, method and attribute.
+ * <p>
+ * The lock advice runs outside Spring's transaction advice by default ({@code distlock.aspect-order}), so a
+ * {@code @Transactional} method commits before the lock is released.
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /**
+     * The lock group. Default {@code "<SimpleClassName>.<methodName>"} of the bean class. {@code ${...}}
+     * placeholders are resolved from the Environment at start-up.
+     *
+     * @return the lock name, or "" for the default
+     */
+    String name() default "";
+
+    /**
+     * A SpEL expression over the method call, appended to the name: {@code #paramName}, {@code #p0} /
+     * {@code #a0}, {@code #root.method}, {@code #root.args}, {@code #root.target}, {@code #root.targetClass},
+     * {@code #root.methodName}, bean references {@code @beanName}. "" = one lock for the method. An expression
+     * that evaluates to {@code null} or a blank string throws {@link dev.distlock.LockException} and the method
+     * is not called.
+     *
+     * @return the key expression, or ""
+     */
+    String key() default "";
+
+    /**
+     * How long to wait for the lock: "" = {@code distlock.wait-time}; "0" = try once; otherwise a Spring Boot
+     * duration ({@code "3s"}, {@code "500ms"}, {@code "PT3S"}, a plain number of milliseconds) or a
+     * {@code ${placeholder}} resolving to one.
+     *
+     * @return the wait time
+     */
+    String waitTime() default "";
+
+    /**
+     * The lease: "" = a lease of {@code distlock.lease-time} renewed by the watchdog while the method runs; a
+     * duration (same formats as {@link #waitTime()}) = a fixed lease that is not renewed, so the lock expires
+     * after it even if the method is still running.
+     *
+     * @return the lease time
+     */
+    String leaseTime() default "";
+
+    /**
+     * @return the lock type
+     */
+    LockType type() default LockType.REENTRANT;
+
+    /**
+     * @return what happens when the lock is not acquired within the wait time
+     */
+    OnTimeout onTimeout() default OnTimeout.THROW;
+}

@@ -1,0 +1,285 @@
+package dev.distlock.annotation;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.LockContext;
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.annotation.LockedBeans.Async;
+import dev.distlock.annotation.LockedBeans.Greeter;
+import dev.distlock.annotation.LockedBeans.KeyForms;
+import dev.distlock.annotation.LockedBeans.Outer;
+import dev.distlock.annotation.LockedBeans.Skipper;
+import dev.distlock.annotation.LockedBeans.Stock;
+import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.RedisServersExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.Disposable;
+import reactor.core.publisher.Sinks;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link DistributedLock} on real Redis, through the auto-configuration, as applications use it.
+ */
+class DistributedLockRedisTests {
+
+    @RegisterExtension
+    static RedisServersExtension redis = new RedisServersExtension();
+
+    static RedisServerProcess server;
+
+    @BeforeAll
+    static void startRedis() {
+        server = redis.start();
+    }
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+                        DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.host=" + server.host(),
+                        "spring.data.redis.port=" + server.port(), "test.lock-group=grp")
+                .withUserConfiguration(LockedBeans.Config.class);
+    }
+
+    /** Whether another call chain (this thread, which holds nothing) could take the lock right now. */
+    private static boolean isFree(LockService service, String name) {
+        Optional<LockHandle> handle = service.tryLock(name, LockOptions.defaults().withWaitTime(Duration.ZERO));
+        handle.ifPresent(LockHandle::unlock);
+        return handle.isPresent();
+    }
+
+    private static LockHandle holdOnOtherThread(LockService service, String name) {
+        return CompletableFuture.supplyAsync(() -> service.lock(name)).join();
+    }
+
+    @Test
+    void mutualExclusionAcrossTwoApplications() throws Exception {
+        runner().run(first -> runner().run(second -> {
+            Stock one = first.getBean(Stock.class);
+            Stock two = second.getBean(Stock.class);
+            Stock.remaining = 60;
+            Stock.maxActive.set(0);
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> calls = new ArrayList<>();
+                for (int i = 0; i < 60; i++) {
+                    Stock stock = (i % 2 == 0) ? one : two;
+                    calls.add(pool.submit(() -> {
+                        stock.deduct(1L);
+                        return null;
+                    }));
+                }
+                for (Future<?> call : calls) {
+                    call.get(30, TimeUnit.SECONDS);
+                }
+            }
+            finally {
+                pool.shutdownNow();
+            }
+            assertThat(Stock.maxActive.get()).isEqualTo(1);
+            assertThat(Stock.remaining).isZero();
+        }));
+    }
+
+    @Test
+    void keyIsPartOfTheLockAcrossApplications() throws Exception {
+        runner().run(first -> runner().run(second -> {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return first.getBean(Stock.class).holdUntil(1L, entered, release);
+                }
+                catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            Stock other = second.getBean(Stock.class);
+            assertThat(other.tryDeduct(2L)).isEqualTo("stock:2");
+            assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(() -> other.tryDeduct(1L))
+                    .withMessageContaining("stock:1").withMessageContaining("Stock.tryDeduct");
+            release.countDown();
+            assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo("stock:1");
+            assertThat(other.tryDeduct(1L)).isEqualTo("stock:1");
+        }));
+    }
+
+    @Test
+    void everyKeyForm() {
+        runner().run(context -> {
+            KeyForms forms = context.getBean(KeyForms.class);
+            assertThat(forms.byName(7)).isEqualTo("stock:7");
+            assertThat(forms.byIndex("bob", 3)).isEqualTo("order:bob-3");
+            assertThat(forms.byRoot("x")).isEqualTo("root:byRoot/x/KeyForms/byRoot/true");
+            assertThat(forms.byBean()).isEqualTo("seq:42");
+            assertThat(forms.defaultName()).isEqualTo("KeyForms.defaultName");
+            assertThat(forms.placeholderName()).isEqualTo("grp");
+            assertThat(forms.composed(5)).isEqualTo("stock:5");
+            assertThat(LockContext.current()).isEmpty();
+        });
+    }
+
+    @Test
+    void nullOrBlankKeyFailsWithoutCallingTheMethod() {
+        runner().run(context -> {
+            KeyForms forms = context.getBean(KeyForms.class);
+            assertThatExceptionOfType(LockException.class).isThrownBy(() -> forms.nullable(null))
+                    .withMessageContaining(KeyForms.class.getName() + ".nullable")
+                    .withMessageContaining("'#value'").withMessageContaining("evaluated to null");
+            assertThatExceptionOfType(LockException.class).isThrownBy(() -> forms.nullable("  "))
+                    .withMessageContaining("evaluated to a blank string");
+            assertThat(forms.nullableCalls()).isZero();
+            assertThat(forms.nullable("ok")).isEqualTo("nullable:ok");
+        });
+    }
+
+    @Test
+    void skipReturnsEmptyValuesAndThrowThrows() {
+        runner().run(context -> {
+            LockService service = context.getBean(LockService.class);
+            Skipper skipper = context.getBean(Skipper.class);
+            LockHandle busy = holdOnOtherThread(service, "busy");
+            try {
+                assertThat(skipper.string()).isNull();
+                assertThat(skipper.optional()).isEmpty();
+                assertThat(skipper.list()).isEmpty();
+                assertThat(skipper.primitive()).isZero();
+                assertThat(skipper.flag()).isFalse();
+                assertThat(skipper.future()).isCompletedWithValue(null);
+                assertThat(skipper.mono().blockOptional()).isEmpty();
+                skipper.nothing();
+                assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(skipper::thrower)
+                        .withMessageContaining("'busy'").withMessageContaining("Skipper.thrower");
+                assertThat(skipper.calls()).isZero();
+            }
+            finally {
+                busy.unlock();
+            }
+            assertThat(skipper.string()).isEqualTo("ran");
+            assertThat(skipper.calls()).isOne();
+        });
+    }
+
+    @Test
+    void nestedCallsOnTheSameLockAreReentrant() {
+        runner().run(context -> {
+            assertThat(context.getBean(Outer.class).run()).isEqualTo("re|re");
+            assertThat(isFree(context.getBean(LockService.class), "re")).isTrue();
+        });
+    }
+
+    @Test
+    void completableFutureHoldsTheLockUntilItCompletes() {
+        runner().run(context -> {
+            LockService service = context.getBean(LockService.class);
+            Async async = context.getBean(Async.class);
+            AtomicInteger seenInside = new AtomicInteger();
+            CompletableFuture<String> gate = new CompletableFuture<>();
+            CompletableFuture<String> result = async.later(gate, seenInside);
+            assertThat(seenInside).hasValue(1);
+            // Detached: the calling thread does not see the lock as its own, so it cannot re-enter it.
+            assertThat(LockContext.current()).isEmpty();
+            assertThat(isFree(service, "async")).isFalse();
+            gate.complete("done");
+            assertThat(result.join()).isEqualTo("done!");
+            assertThat(isFree(service, "async")).isTrue();
+
+            CompletableFuture<String> failing = new CompletableFuture<>();
+            CompletableFuture<String> failed = async.later(failing, seenInside);
+            failing.completeExceptionally(new IllegalStateException("boom"));
+            assertThatExceptionOfType(CompletionException.class).isThrownBy(failed::join)
+                    .withRootCauseInstanceOf(IllegalStateException.class);
+            assertThat(isFree(service, "async")).isTrue();
+
+            CompletableFuture<String> never = new CompletableFuture<>();
+            CompletableFuture<String> cancelled = async.later(never, seenInside);
+            assertThat(isFree(service, "async")).isFalse();
+            cancelled.cancel(true);
+            assertThat(isFree(service, "async")).isTrue();
+
+            CompletableFuture<String> stageGate = new CompletableFuture<>();
+            CompletableFuture<String> stage = async.stage(stageGate).toCompletableFuture();
+            assertThat(isFree(service, "async")).isFalse();
+            stageGate.complete("s");
+            assertThat(stage.join()).isEqualTo("s?");
+            assertThat(isFree(service, "async")).isTrue();
+        });
+    }
+
+    @Test
+    void monoAndFluxHoldTheLockUntilTheyTerminate() {
+        runner().run(context -> {
+            LockService service = context.getBean(LockService.class);
+            Async async = context.getBean(Async.class);
+            Sinks.One<String> sink = Sinks.one();
+            CompletableFuture<String> mono = async.mono(sink).toFuture();
+            assertThat(LockContext.current()).isEmpty();
+            assertThat(isFree(service, "async")).isFalse();
+            sink.tryEmitValue("m");
+            assertThat(mono.join()).isEqualTo("m");
+            assertThat(isFree(service, "async")).isTrue();
+
+            Disposable flux = async.flux().subscribe();
+            assertThat(isFree(service, "async")).isFalse();
+            flux.dispose();
+            await().atMost(Duration.ofSeconds(5)).until(() -> isFree(service, "async"));
+        });
+    }
+
+    @Test
+    void cglibAndJdkProxies() {
+        runner().run(context -> {
+            assertThat(AopUtils.isCglibProxy(context.getBean(KeyForms.class))).isTrue();
+            Greeter greeter = context.getBean(Greeter.class);
+            assertThat(AopUtils.isCglibProxy(greeter)).isTrue();
+            assertThat(greeter.greet("ann")).isEqualTo("greet:ann");
+        });
+        runner().withPropertyValues("spring.aop.proxy-target-class=false").run(context -> {
+            Greeter greeter = context.getBean(Greeter.class);
+            assertThat(AopUtils.isJdkDynamicProxy(greeter)).isTrue();
+            assertThat(greeter.greet("bob")).isEqualTo("greet:bob");
+        });
+    }
+
+    @Test
+    void disabledRunsMethodsWithoutLockingOrRedis() {
+        runner().withPropertyValues("distlock.enabled=false",
+                "spring.data.redis.port=" + RedisServerProcess.freePort()).run(context -> {
+                    assertThat(context).doesNotHaveBean(LockService.class)
+                            .doesNotHaveBean(DistributedLockAdvisor.class);
+                    KeyForms forms = context.getBean(KeyForms.class);
+                    assertThat(AopUtils.isAopProxy(forms)).isFalse();
+                    assertThat(forms.byName(7)).isNull();
+                    assertThat(forms.nullable(null)).isNull();
+                });
+    }
+}
