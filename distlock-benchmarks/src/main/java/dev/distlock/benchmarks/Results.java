@@ -17,7 +17,8 @@ final class Results {
     }
 
     void note(String measurement, String contender, String text) {
-        notes.merge(measurement + "|" + contender, text, (a, b) -> a.contains(b) ? a : a + "; " + b);
+        // The first repeat's note stands for all (notes describe, the numbers are per repeat).
+        notes.putIfAbsent(measurement + "|" + contender, text);
     }
 
     String note(String measurement, String contender) {
