@@ -124,7 +124,7 @@ public final class BenchmarkMain {
                 server.stop();
             }
         }
-        String markdown = new Report(settings, contenders, results, environment, String.join(" ", args)).render();
+        String markdown = new Report(settings, contenders, results, environment, reproducible(args)).render();
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
@@ -136,6 +136,20 @@ public final class BenchmarkMain {
             System.exit(1);
         }
         System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive
+    }
+
+    /** The arguments that change what is measured (not --note, --out), for the reproduce command. */
+    private static String reproducible(String[] args) {
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--note") || args[i].equals("--out")) {
+                i++;
+            }
+            else if (!args[i].startsWith("--note=") && !args[i].startsWith("--out=")) {
+                kept.add(args[i]);
+            }
+        }
+        return String.join(" ", kept);
     }
 
     static Map<String, LockContender> allContenders() {
