@@ -13,17 +13,18 @@ import org.springframework.core.Ordered;
  * Configuration of distlock ({@code distlock.*}). Immutable, validated when bound: an invalid value fails
  * application start-up with a message naming the property.
  *
- * @param enabled {@code false} turns all locking off: annotated methods run without locking and nothing touches
+ * @param enabled Whether locking is on. When false, annotated methods run without locking and nothing touches
  *        Redis.
- * @param keyPrefix namespace of every Redis key distlock writes (keys start with this prefix and a colon).
- * @param waitTime default time to wait for a lock, for annotations and {@code LockService} calls that leave it
- *        unset; zero tries once.
- * @param leaseTime lease of watchdog-renewed locks; the watchdog renews it every third of this time, so a crashed
+ * @param keyPrefix Namespace of every Redis key distlock writes (keys start with this prefix and a colon).
+ * @param waitTime Default time to wait for a lock, for annotations and LockService calls that leave it unset. Zero
+ *        tries once.
+ * @param leaseTime Lease of watchdog-renewed locks. The watchdog renews it every third of this time, so a crashed
  *        holder blocks the lock for at most this long.
- * @param onLeaseLost what the caller sees when a lease was lost while the work ran: {@code log} or {@code throw}.
- * @param commandTimeout bound on every Redis call of the lock path; a slower answer counts as Redis unavailable.
- * @param aspectOrder order of the {@code @DistributedLock} advice; the default runs it outside Spring's
- *        transaction advice so that the transaction commits before the lock is released.
+ * @param onLeaseLost What the caller sees when a lease was lost while the work ran: 'log' (default) or 'throw'
+ *        (LeaseLostException).
+ * @param commandTimeout Bound on every Redis call of the lock path. A slower answer counts as Redis unavailable.
+ * @param aspectOrder Order of the @DistributedLock advice. The default runs it outside Spring's transaction advice
+ *        so that the transaction commits before the lock is released.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(

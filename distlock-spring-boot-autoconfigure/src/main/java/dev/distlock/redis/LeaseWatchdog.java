@@ -181,11 +181,13 @@ final class LeaseWatchdog {
         List<CompletableFuture<List<Object>>> replies = new ArrayList<>(batches.size());
         for (List<RedisLockHandle> batch : batches) {
             byte[][] keys = new byte[batch.size()][];
-            byte[][] args = new byte[batch.size() + 1][];
+            byte[][] args = new byte[2 * batch.size() + 1][];
             args[0] = LuaScript.arg(batch.get(0).leaseMillis);
             for (int i = 0; i < batch.size(); i++) {
-                keys[i] = batch.get(i).keys.lock;
-                args[i + 1] = batch.get(i).ownerToken;
+                RedisLockHandle handle = batch.get(i);
+                keys[i] = handle.leaseKey();
+                args[2 * i + 1] = handle.ownerToken;
+                args[2 * i + 2] = handle.mode();
             }
             replies.add(RENEW.run(commands, keys, args));
         }

@@ -13,19 +13,29 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class LocalLockQueues {
 
+    /**
+     * Readers of a name queue apart from exclusive requests: readers of one JVM compete one at a time but do not
+     * wait for each other's release.
+     */
+    private static final String READ_SUFFIX = "\u0000read";
+
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
-    /** Registers interest in the name; must be paired with {@link #leave(String, Entry)}. */
-    Entry join(String name) {
-        return entries.compute(name, (key, entry) -> {
+    private static String key(String name, boolean shared) {
+        return shared ? name + READ_SUFFIX : name;
+    }
+
+    /** Registers interest in the name; must be paired with {@link #leave(String, boolean, Entry)}. */
+    Entry join(String name, boolean shared) {
+        return entries.compute(key(name, shared), (key, entry) -> {
             Entry joined = entry != null ? entry : new Entry();
             joined.users++;
             return joined;
         });
     }
 
-    void leave(String name, Entry entry) {
-        entries.computeIfPresent(name, (key, current) -> {
+    void leave(String name, boolean shared, Entry entry) {
+        entries.computeIfPresent(key(name, shared), (key, current) -> {
             if (current != entry) {
                 return current;
             }
@@ -33,9 +43,13 @@ final class LocalLockQueues {
         });
     }
 
-    /** Wakes this JVM's competitor for the lock, if any: its holder in Redis was released. */
+    /** Wakes this JVM's competitors for the lock, if any: its holder in Redis was released. */
     void wake(String name) {
-        Entry entry = entries.get(name);
+        wake(entries.get(name));
+        wake(entries.get(name + READ_SUFFIX));
+    }
+
+    private static void wake(Entry entry) {
         if (entry != null) {
             Thread competitor = entry.competitor;
             if (competitor != null) {

@@ -14,10 +14,16 @@ final class LockKeys {
 
     final byte[] waiters;
 
+    final byte[] readers;
+
+    final byte[] writer;
+
     private LockKeys(String base) {
         this.lock = base.getBytes(StandardCharsets.UTF_8);
         this.fence = (base + ":fence").getBytes(StandardCharsets.UTF_8);
         this.waiters = (base + ":waiters").getBytes(StandardCharsets.UTF_8);
+        this.readers = (base + ":readers").getBytes(StandardCharsets.UTF_8);
+        this.writer = (base + ":writer").getBytes(StandardCharsets.UTF_8);
     }
 
     static LockKeys of(String prefix, String name) {

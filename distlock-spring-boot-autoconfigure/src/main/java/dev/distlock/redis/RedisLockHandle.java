@@ -34,6 +34,9 @@ final class RedisLockHandle implements LockHandle {
 
     final boolean watchdog;
 
+    /** True for a {@link dev.distlock.LockType#READ} lock, shared with other readers. */
+    final boolean shared;
+
     final long leaseMillis;
 
     final LocalLockQueues.Entry localEntry;
@@ -67,13 +70,15 @@ final class RedisLockHandle implements LockHandle {
     };
 
     RedisLockHandle(RedisLockService service, String name, LockKeys keys, byte[] ownerToken, long fencingToken,
-            boolean watchdog, long leaseMillis, LocalLockQueues.Entry localEntry, long requestSentNanos) {
+            boolean watchdog, boolean shared, long leaseMillis, LocalLockQueues.Entry localEntry,
+            long requestSentNanos) {
         this.service = service;
         this.name = name;
         this.keys = keys;
         this.ownerToken = ownerToken;
         this.fencingToken = fencingToken;
         this.watchdog = watchdog;
+        this.shared = shared;
         this.leaseMillis = leaseMillis;
         this.localEntry = localEntry;
         this.acquiredNanos = System.nanoTime();
@@ -136,8 +141,18 @@ final class RedisLockHandle implements LockHandle {
         }
     }
 
+    /** @return the key whose expiry is this handle's lease */
+    byte[] leaseKey() {
+        return shared ? keys.readers : keys.lock;
+    }
+
+    /** @return the mode argument of the scripts */
+    byte[] mode() {
+        return shared ? RedisLockService.SHARED : RedisLockService.EXCLUSIVE;
+    }
+
     @Override
     public String toString() {
-        return "LockHandle[" + name + ", fencingToken=" + fencingToken + "]";
+        return "LockHandle[" + name + ", fencingToken=" + fencingToken + (shared ? ", read" : "") + "]";
     }
 }

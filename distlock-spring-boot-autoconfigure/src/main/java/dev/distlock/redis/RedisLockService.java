@@ -74,6 +74,10 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
 
     private static final LuaScript RELEASE = LuaScript.load("release.lua", ScriptOutputType.INTEGER);
 
+    static final byte[] EXCLUSIVE = { 'w' };
+
+    static final byte[] SHARED = { 'r' };
+
     private static final byte[] FIRST_ATTEMPT = { '1' };
 
     private static final byte[] LATER_ATTEMPT = { '0' };
@@ -133,11 +137,8 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("Lock name must not be empty");
         }
-        if (options.type() == LockType.READ || options.type() == LockType.WRITE) {
-            throw new UnsupportedOperationException("Lock type " + options.type() + " is not supported yet (lock '"
-                    + name + "'); use REENTRANT or FAIR");
-        }
-        Optional<LockHandle> reentered = LockContext.held(name, this::issued).map(this::reenter);
+        boolean shared = options.type() == LockType.READ;
+        Optional<LockHandle> reentered = LockContext.held(name, this::issued).map(held -> reenter(held, shared));
         if (reentered.isPresent()) {
             return reentered;
         }
@@ -148,7 +149,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         Object context = listener.acquireStarted(name);
         RedisLockHandle handle = null;
         try {
-            handle = acquire(name, start, start + waitNanos, useWatchdog, leaseMillis);
+            handle = acquire(name, start + waitNanos, useWatchdog, shared, leaseMillis);
         }
         catch (RuntimeException ex) {
             listener.acquireFinished(name, context, AcquireResult.ERROR, System.nanoTime() - start, null, ex);
@@ -172,8 +173,13 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
                 || (handle instanceof ReentrantLockHandle r && r.root.service == this);
     }
 
-    private LockHandle reenter(LockHandle held) {
+    private LockHandle reenter(LockHandle held, boolean shared) {
         RedisLockHandle root = held instanceof ReentrantLockHandle r ? r.root : (RedisLockHandle) held;
+        if (root.shared && !shared) {
+            // Two readers upgrading at once would wait for each other forever.
+            throw new LockException("Lock '" + root.name + "' is held for READ by this call chain and cannot be "
+                    + "upgraded to an exclusive lock; release the read lock first");
+        }
         root.holds.incrementAndGet();
         ReentrantLockHandle handle = new ReentrantLockHandle(root);
         handle.bindTo(LockContext.bind(handle));
@@ -181,19 +187,20 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
     }
 
     /** @return the handle, or null when the deadline passed */
-    private RedisLockHandle acquire(String name, long start, long deadline, boolean useWatchdog, long leaseMillis) {
-        LocalLockQueues.Entry entry = queues.join(name);
+    private RedisLockHandle acquire(String name, long deadline, boolean useWatchdog, boolean shared,
+            long leaseMillis) {
+        LocalLockQueues.Entry entry = queues.join(name, shared);
         RedisLockHandle handle = null;
         try {
             if (!entry.permit.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 return null;
             }
             try {
-                handle = acquireInRedis(name, entry, deadline, useWatchdog, leaseMillis);
+                handle = acquireInRedis(name, entry, deadline, useWatchdog, shared, leaseMillis);
             }
             finally {
-                if (handle == null) {
-                    entry.permit.release();
+                if (handle == null || shared) {
+                    entry.permit.release(); // a reader holds no local permit: the next reader may go at once
                 }
             }
         }
@@ -203,7 +210,7 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         }
         finally {
             if (handle == null) {
-                queues.leave(name, entry);
+                queues.leave(name, shared, entry);
             }
         }
         if (handle == null) {
@@ -221,9 +228,10 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
     }
 
     private RedisLockHandle acquireInRedis(String name, LocalLockQueues.Entry entry, long deadline,
-            boolean useWatchdog, long leaseMillis) {
+            boolean useWatchdog, boolean shared, long leaseMillis) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), name);
-        byte[][] keyArray = { keys.lock, keys.fence, keys.waiters };
+        byte[][] keyArray = { keys.lock, keys.fence, keys.waiters, keys.readers, keys.writer };
+        byte[] mode = shared ? SHARED : EXCLUSIVE;
         byte[] token = newOwnerToken();
         byte[] lease = LuaScript.arg(leaseMillis);
         byte[] idle = LuaScript.arg(config.fencingIdleTime().toMillis());
@@ -235,14 +243,16 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
                 long remainingMillis = Math.max(0, (deadline - sent) / 1_000_000);
                 long reply;
                 try {
-                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis), firstAttempt);
+                    reply = call(ACQUIRE, keyArray, token, lease, idle, LuaScript.arg(remainingMillis), firstAttempt,
+                            mode);
                 }
                 catch (LockUnavailableException ex) {
-                    releaseAbandoned(name, keys, token);
+                    releaseAbandoned(name, keys, token, mode);
                     throw ex;
                 }
                 if (reply > 0) {
-                    return new RedisLockHandle(this, name, keys, token, reply, useWatchdog, leaseMillis, entry, sent);
+                    return new RedisLockHandle(this, name, keys, token, reply, useWatchdog, shared, leaseMillis, entry,
+                            sent);
                 }
                 firstAttempt = LATER_ATTEMPT;
                 long now = System.nanoTime();
@@ -269,11 +279,11 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
      * owner-checked release of its token is sent on the same connection, so it runs after that acquire if the
      * acquire runs at all; nobody waits for it.
      */
-    private void releaseAbandoned(String name, LockKeys keys, byte[] token) {
+    private void releaseAbandoned(String name, LockKeys keys, byte[] token, byte[] mode) {
         try {
             RedisClusterAsyncCommands<byte[], byte[]> commands = connection.commands(0);
-            RELEASE.run(commands, new byte[][] { keys.lock, keys.waiters }, token, channel,
-                    name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG);
+            RELEASE.run(commands, new byte[][] { keys.lock, keys.waiters, keys.readers }, token, channel,
+                    name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG, mode);
         }
         catch (Exception ex) {
             // Not connected: the acquire was never sent, or its lease expires on its own.
@@ -322,8 +332,9 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         held.remove(handle);
         ReleaseResult result;
         try {
-            long reply = call(RELEASE, new byte[][] { handle.keys.lock, handle.keys.waiters }, handle.ownerToken,
-                    channel, handle.name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG);
+            long reply = call(RELEASE, new byte[][] { handle.keys.lock, handle.keys.waiters, handle.keys.readers },
+                    handle.ownerToken, channel, handle.name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW_ARG,
+                    handle.mode());
             result = reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
         }
         catch (LockUnavailableException ex) {
@@ -358,17 +369,24 @@ public class RedisLockService implements LockService, HeldLockRegistry, Disposab
         }
     }
 
-    /** A fixed lease ran out before unlock: free the local queue; the unlock will report the expiry. */
+    /**
+     * A fixed lease ran out before unlock: free the local queue and the call chain's context (a lock taken "for at
+     * least this long" is often never unlocked, and pooled threads must not collect such handles); an unlock later
+     * still reports the expiry.
+     */
     private void expired(RedisLockHandle handle) {
         if (handle.state.compareAndSet(RedisLockHandle.HELD, RedisLockHandle.EXPIRED)) {
             held.remove(handle);
+            handle.unbind();
             handle.releaseLocal();
         }
     }
 
     void leaveLocal(RedisLockHandle handle) {
-        handle.localEntry.permit.release();
-        queues.leave(handle.name, handle.localEntry);
+        if (!handle.shared) {
+            handle.localEntry.permit.release();
+        }
+        queues.leave(handle.name, handle.shared, handle.localEntry);
     }
 
     /** @return the number of lock names with local state; for tests */

@@ -1,0 +1,82 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+
+import dev.distlock.actuate.DistlockEndpoint;
+import dev.distlock.actuate.DistlockHealthIndicator;
+import dev.distlock.spi.HeldLockRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Actuator support of distlock, only when Spring Boot Actuator is on the class path and the engine (a
+ * {@link HeldLockRegistry}) is configured:
+ * <ul>
+ * <li>the {@code distlock} endpoint ({@link DistlockEndpoint}) when it is available (enabled and exposed);</li>
+ * <li>the {@code distlock} health contributor ({@link DistlockHealthIndicator}) unless
+ * {@code management.health.distlock.enabled=false}; its PING is bounded by {@code distlock.command-timeout}.</li>
+ * </ul>
+ */
+@AutoConfiguration(after = DistlockAutoConfiguration.class)
+public class DistlockActuatorAutoConfiguration {
+
+    /**
+     * The endpoint listing held locks. The class check guards the nested configuration, whose conditions need
+     * Actuator classes to be evaluated at all.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
+    static class DistlockEndpointConfiguration {
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnAvailableEndpoint(DistlockEndpoint.class)
+        @ConditionalOnSingleCandidate(HeldLockRegistry.class)
+        static class Available {
+
+            @Bean
+            @ConditionalOnMissingBean
+            DistlockEndpoint distlockEndpoint(HeldLockRegistry heldLockRegistry) {
+                return new DistlockEndpoint(heldLockRegistry);
+            }
+        }
+    }
+
+    /**
+     * The health contributor; same guard as the endpoint.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = { "org.springframework.boot.health.contributor.HealthIndicator",
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
+    static class DistlockHealthConfiguration {
+
+        /** Used when {@code distlock.*} is not bound (the engine was configured by hand). */
+        private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("distlock")
+        @ConditionalOnSingleCandidate(HeldLockRegistry.class)
+        @ConditionalOnBean(RedisConnectionFactory.class)
+        static class Enabled {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "distlockHealthIndicator")
+            DistlockHealthIndicator distlockHealthIndicator(RedisConnectionFactory redisConnectionFactory,
+                    HeldLockRegistry heldLockRegistry, ObjectProvider<DistlockProperties> properties) {
+                Duration timeout = properties.stream().findFirst().map(DistlockProperties::commandTimeout)
+                        .orElse(DEFAULT_TIMEOUT);
+                return new DistlockHealthIndicator(redisConnectionFactory, heldLockRegistry, timeout);
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.distlock.sample.stock;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+import dev.distlock.LockContext;
+import dev.distlock.LockHandle;
+import dev.distlock.annotation.DistributedLock;
+
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Stock changes, one product at a time across every instance.
+ * <p>
+ * Each change is a plain read-check-update in a transaction: read the stock, check it, write the new value. Two
+ * instances doing that at once for the same product would both read the same stock and both sell it; the
+ * distributed lock {@code stock:<productId>} makes them take turns. The lock advice runs outside the transaction
+ * advice, so the transaction has committed before the next holder reads.
+ * <p>
+ * The lock's fencing token guards against a holder that lost its lease (a long GC pause, a network partition)
+ * and carries on as if it still held the lock: every change first writes its token to the product row, refused
+ * when a newer holder already wrote a higher one. With {@code distlock.enabled=false} there is no token, and no
+ * lock either: that is the unprotected version, shown for comparison.
+ */
+@Service
+public class StockService {
+
+    private final ProductRepository products;
+
+    /**
+     * @param products the product table
+     */
+    public StockService(ProductRepository products) {
+        this.products = products;
+    }
+
+    /** @return every product, by id */
+    @Transactional(readOnly = true)
+    public List<Product> products() {
+        return products.findAll();
+    }
+
+    /**
+     * @param productId the product id
+     * @return the product
+     * @throws ProductNotFoundException when it does not exist
+     */
+    @Transactional(readOnly = true)
+    public Product product(long productId) {
+        return products.find(productId).orElseThrow(() -> new ProductNotFoundException(productId));
+    }
+
+    /**
+     * Takes {@code quantity} units out of stock.
+     *
+     * @param productId the product id
+     * @param quantity units to take, at least 1
+     * @return what was deducted and what is left
+     * @throws ProductNotFoundException when the product does not exist
+     * @throws InsufficientStockException when fewer units are left
+     * @throws StaleFencingTokenException when this caller's lock was lost to a newer holder
+     * @throws dev.distlock.LockTimeoutException when the lock was not acquired within the wait time
+     * @throws dev.distlock.LockUnavailableException when Redis could not be reached
+     */
+    @DistributedLock(name = "stock", key = "#productId")
+    @Transactional
+    public Deduction deduct(long productId, int quantity) {
+        if (quantity < 1) {
+            throw new InvalidRequestException("quantity", "quantity must be at least 1, was " + quantity);
+        }
+        fence(productId);
+        Product product = product(productId);
+        if (product.stock() < quantity) {
+            throw new InsufficientStockException(productId, quantity, product.stock());
+        }
+        int remaining = product.stock() - quantity;
+        products.writeStock(productId, remaining);
+        return new Deduction(productId, quantity, remaining);
+    }
+
+    /**
+     * Sets the stock of a product (e.g. to restock it before a sale). Takes the same lock as {@link #deduct}, so a
+     * reset never lands in the middle of a deduction.
+     *
+     * @param productId the product id
+     * @param stock the new stock, not negative
+     * @return the updated product
+     * @throws ProductNotFoundException when the product does not exist
+     */
+    @DistributedLock(name = "stock", key = "#productId")
+    @Transactional
+    public Product setStock(long productId, int stock) {
+        if (stock < 0) {
+            throw new InvalidRequestException("stock", "stock must not be negative, was " + stock);
+        }
+        fence(productId);
+        if (!products.writeStock(productId, stock)) {
+            throw new ProductNotFoundException(productId);
+        }
+        return product(productId);
+    }
+
+    /**
+     * Writes this holder's fencing token to the product row, or fails when a newer holder got there first. Does
+     * nothing when no lock is held (distlock disabled).
+     */
+    private void fence(long productId) {
+        OptionalLong token = currentFencingToken();
+        if (token.isPresent() && !products.claim(productId, token.getAsLong())) {
+            if (products.find(productId).isEmpty()) {
+                throw new ProductNotFoundException(productId);
+            }
+            throw new StaleFencingTokenException(productId, token.getAsLong());
+        }
+    }
+
+    private static OptionalLong currentFencingToken() {
+        return LockContext.current().map(LockHandle::fencingToken).map(OptionalLong::of).orElse(OptionalLong.empty());
+    }
+}
