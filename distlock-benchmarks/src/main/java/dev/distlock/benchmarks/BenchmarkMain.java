@@ -1,0 +1,192 @@
+package dev.distlock.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+import dev.distlock.embedded.RedisServerProcess;
+
+/**
+ * Runs every workload against every contender on one Redis server and writes {@code docs/benchmarks.md}.
+ * <p>
+ * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
+ * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...] [--workloads A,B,C,D,E,F]
+ * [--out docs/benchmarks.md] [--note "..."]}
+ */
+public final class BenchmarkMain {
+
+    private BenchmarkMain() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args see the class comment
+     * @throws Exception when the run cannot complete
+     */
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = parse(args);
+        boolean quick = options.containsKey("quick");
+        Settings settings = new Settings(
+                Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", quick ? "1" : "3"))),
+                Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", quick ? "2" : "10"))),
+                Integer.parseInt(options.getOrDefault("repeats", quick ? "1" : "3")),
+                Integer.parseInt(options.getOrDefault("traffic-cycles", quick ? "300" : "2000")),
+                Integer.parseInt(options.getOrDefault("watchdog-locks", "1000")),
+                Duration.ofSeconds(Long.parseLong(options.getOrDefault("watchdog-seconds", quick ? "4" : "15"))),
+                Duration.ofSeconds(3),
+                Arrays.stream(options.getOrDefault("threads", "1,8,64").split(",")).map(Integer::valueOf).toList(),
+                List.of(options.getOrDefault("contenders", String.join(",", allContenders().keySet())).split(",")),
+                List.of(options.getOrDefault("workloads", "A,B,C,D,E,F").toUpperCase().split(",")));
+        Path out = Path.of(options.getOrDefault("out", quick ? "target/benchmarks-quick.md" : "docs/benchmarks.md"));
+
+        Map<String, LockContender> all = allContenders();
+        List<LockContender> contenders = new ArrayList<>();
+        for (String id : settings.contenders()) {
+            LockContender contender = all.get(id.trim());
+            if (contender == null) {
+                throw new IllegalArgumentException("--contenders: unknown '" + id + "', known: " + all.keySet());
+            }
+            contenders.add(contender);
+        }
+
+        RedisServerProcess server = null;
+        RedisTarget target;
+        if (options.containsKey("redis")) {
+            target = RedisTarget.parse(options.get("redis"));
+        }
+        else {
+            server = RedisServerProcess.startOnFreePort();
+            target = new RedisTarget(server.host(), server.port());
+        }
+        Results results = new Results();
+        Report.Environment environment;
+        long violations;
+        try (RedisProbe probe = new RedisProbe(target)) {
+            environment = Report.Environment.capture(probe, target, server != null, options.get("note"));
+            Workloads workloads = new Workloads(target, settings, results, probe);
+            long started = System.nanoTime();
+            for (int repeat = 0; repeat < settings.repeats(); repeat++) {
+                // Rotate the order every repeat so that no contender always runs first (or right after the JIT).
+                List<LockContender> order = new ArrayList<>(contenders);
+                java.util.Collections.rotate(order, -repeat);
+                log("repeat %d/%d", repeat + 1, settings.repeats());
+                if (settings.workloads().contains("D")) {
+                    log("  D ceiling, 64 threads");
+                    workloads.ceiling(64);
+                }
+                if (settings.workloads().contains("A")) {
+                    for (int threads : settings.threadCounts()) {
+                        for (LockContender contender : order) {
+                            log("  A %s, %d threads", contender.name(), threads);
+                            workloads.uncontended(contender, threads);
+                        }
+                    }
+                }
+                if (settings.workloads().contains("B")) {
+                    for (LockContender contender : order) {
+                        log("  B %s, 8 threads on one key", contender.name());
+                        workloads.contended(contender, 8);
+                    }
+                }
+                if (settings.workloads().contains("C")) {
+                    for (LockContender contender : order) {
+                        log("  C %s", contender.name());
+                        workloads.traffic(contender);
+                    }
+                }
+                if (settings.workloads().contains("E")) {
+                    for (LockContender contender : order) {
+                        if (contender.renewsLeases()) {
+                            log("  E %s, %d locks held %s", contender.name(), settings.watchdogLocks(),
+                                    settings.watchdogHold());
+                            workloads.watchdog(contender, settings.watchdogLocks(), settings.watchdogLease(),
+                                    settings.watchdogHold());
+                        }
+                    }
+                }
+                if (settings.workloads().contains("F")) {
+                    AnnotationOverhead.run(target, settings, results, repeat);
+                }
+            }
+            violations = workloads.exclusionViolations.get();
+            environment = environment.withDuration(Duration.ofNanos(System.nanoTime() - started));
+        }
+        finally {
+            if (server != null) {
+                server.stop();
+            }
+        }
+        String markdown = new Report(settings, contenders, results, environment, reproducible(args)).render();
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        Files.writeString(out, markdown);
+        log("wrote %s", out.toAbsolutePath());
+        System.out.println(markdown);
+        if (violations > 0) {
+            System.err.println("FAILED: " + violations + " mutual-exclusion violations (see workload B)");
+            System.exit(1);
+        }
+        System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive
+    }
+
+    /** The arguments that change what is measured (not --note, --out), for the reproduce command. */
+    private static String reproducible(String[] args) {
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--note") || args[i].equals("--out")) {
+                i++;
+            }
+            else if (!args[i].startsWith("--note=") && !args[i].startsWith("--out=")) {
+                kept.add(args[i]);
+            }
+        }
+        return String.join(" ", kept);
+    }
+
+    static Map<String, LockContender> allContenders() {
+        Map<String, LockContender> all = new LinkedHashMap<>();
+        all.put("distlock", new DistlockContender());
+        all.put("textbook", new TextbookContender());
+        all.put("redisson", new RedissonContender());
+        all.put("rlr-spin", new RedisLockRegistryContender(RedisLockType.SPIN_LOCK));
+        all.put("rlr-pubsub", new RedisLockRegistryContender(RedisLockType.PUB_SUB_LOCK));
+        return all;
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.printf("[bench] " + format + "%n", args);
+    }
+
+    private static Map<String, String> parse(String[] args) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("Unexpected argument '" + arg + "'");
+            }
+            String name = arg.substring(2);
+            if (name.equals("quick")) {
+                options.put(name, "true");
+            }
+            else if (name.contains("=")) {
+                options.put(name.substring(0, name.indexOf('=')), name.substring(name.indexOf('=') + 1));
+            }
+            else if (i + 1 < args.length) {
+                options.put(name, args[++i]);
+            }
+            else {
+                throw new IllegalArgumentException("Option --" + name + " needs a value");
+            }
+        }
+        return options;
+    }
+}

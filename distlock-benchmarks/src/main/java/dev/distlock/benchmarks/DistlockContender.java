@@ -1,0 +1,76 @@
+package dev.distlock.benchmarks;
+
+import java.time.Duration;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisLockConfig;
+import dev.distlock.redis.RedisLockService;
+import dev.distlock.spi.LockListener;
+
+/**
+ * distlock's programmatic {@code LockService} ({@link RedisLockService}) on a default {@link LettuceConnectionFactory},
+ * {@link RedisLockConfig#defaults()} (watchdog lease of 30 s), waiting up to 60 s like the other contenders.
+ */
+final class DistlockContender implements LockContender {
+
+    /** Wait as long as the other contenders (which wait without bound); the 3 s default would fail waiters in B. */
+    static final LockOptions OPTIONS = LockOptions.defaults().withWaitTime(Duration.ofSeconds(60));
+
+    @Override
+    public String name() {
+        return Report.DISTLOCK;
+    }
+
+    @Override
+    public String version() {
+        return "dev.distlock " + Versions.of("dev.distlock", "distlock-spring-boot-autoconfigure",
+                RedisLockService.class) + " (this repository), RedisLockService with RedisLockConfig.defaults()";
+    }
+
+    @Override
+    public LockClient connect(RedisTarget target, Duration watchdogLease) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(target.host(), target.port()));
+        factory.afterPropertiesSet();
+        factory.start();
+        RedisLockConfig config = RedisLockConfig.defaults();
+        if (watchdogLease != null) {
+            config = config.withLeaseTime(watchdogLease);
+        }
+        RedisLockService service = new RedisLockService(factory, config, LockListener.NONE);
+        service.start();
+        String prefix = config.keyPrefix();
+        return new LockClient() {
+            @Override
+            public Held acquire(String name) {
+                LockHandle handle = service.lock(name, OPTIONS);
+                return new Held() {
+                    @Override
+                    public void release() {
+                        handle.unlock();
+                    }
+
+                    @Override
+                    public boolean stillHeld() {
+                        return handle.isHeld();
+                    }
+                };
+            }
+
+            @Override
+            public String redisKey(String name) {
+                return prefix + ":{" + name + "}";
+            }
+
+            @Override
+            public void close() throws Exception {
+                service.destroy();
+                factory.destroy();
+            }
+        };
+    }
+}

@@ -1,0 +1,67 @@
+package dev.distlock.benchmarks;
+
+import java.time.Duration;
+
+/**
+ * One lock implementation under test: the small adapter each contender implements, so that every workload runs the
+ * same code against every library.
+ */
+public interface LockContender {
+
+    /** @return the short name used in tables, e.g. {@code Redisson} */
+    String name();
+
+    /** @return the library and version, e.g. {@code org.redisson:redisson 4.7.0} */
+    String version();
+
+    /**
+     * Creates a new client instance with its own connections, as a separate application node would have.
+     * Library defaults are kept; only {@code watchdogLease} is applied when it is not null.
+     *
+     * @param target the Redis server
+     * @param watchdogLease the lease of watchdog-renewed locks (workload E), or null for the library default
+     * @return the client; closed by the caller
+     * @throws Exception when the client cannot be created
+     */
+    LockClient connect(RedisTarget target, Duration watchdogLease) throws Exception;
+
+    /** @return true when the contender renews leases while a lock is held (workload E applies) */
+    default boolean renewsLeases() {
+        return true;
+    }
+
+    /** A client instance of a contender. */
+    interface LockClient extends AutoCloseable {
+
+        /**
+         * Acquires the lock, waiting as the library waits (up to about a minute), with a watchdog-renewed lease
+         * where the library has one.
+         *
+         * @param name the lock name
+         * @return the held lock
+         * @throws Exception when not acquired
+         */
+        Held acquire(String name) throws Exception;
+
+        /**
+         * @param name a lock name
+         * @return the Redis key that exists while the lock is held
+         */
+        String redisKey(String name);
+
+        @Override
+        void close() throws Exception;
+    }
+
+    /** A held lock. */
+    interface Held {
+
+        /** Releases the lock (from the thread that acquired it). */
+        void release();
+
+        /** @return what the library itself says about the lock still being held */
+        default boolean stillHeld() {
+            return true;
+        }
+    }
+}

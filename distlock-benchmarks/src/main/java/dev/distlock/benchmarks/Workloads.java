@@ -1,0 +1,385 @@
+package dev.distlock.benchmarks;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+
+import dev.distlock.benchmarks.LockContender.Held;
+import dev.distlock.benchmarks.LockContender.LockClient;
+
+/** The workloads A to E; each call is one measurement of one contender, recorded into {@link Results}. */
+final class Workloads {
+
+    static final String CEILING = "Redis ceiling (pipelined EVALSHA)";
+
+    private final RedisTarget target;
+
+    private final Settings settings;
+
+    private final Results results;
+
+    private final RedisProbe probe;
+
+    private final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    /** Set by workload B on any mutual-exclusion violation; the run then fails. */
+    final AtomicLong exclusionViolations = new AtomicLong();
+
+    Workloads(RedisTarget target, Settings settings, Results results, RedisProbe probe) {
+        this.target = target;
+        this.settings = settings;
+        this.results = results;
+        this.probe = probe;
+    }
+
+    static String uncontended(int threads) {
+        return "A" + threads;
+    }
+
+    private static String runId() {
+        return "bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    }
+
+    // ---------------------------------------------------------------- A: uncontended distinct keys
+
+    void uncontended(LockContender contender, int threads) throws Exception {
+        try (LockClient client = contender.connect(target, null)) {
+            String prefix = runId();
+            phase(client, prefix + "w:", threads, settings.warmup(), null);
+            String measurement = uncontended(threads);
+            phase(client, prefix + "m:", threads, settings.measure(), (cycles, nanos, cpuNanos, latencies, errors) -> {
+                results.add(measurement, contender.name(), "cycles/s", cycles * 1e9 / nanos);
+                results.add(measurement, contender.name(), "p50", latencies.micros(0.50));
+                results.add(measurement, contender.name(), "p99", latencies.micros(0.99));
+                results.add(measurement, contender.name(), "p99.9", latencies.micros(0.999));
+                results.add(measurement, contender.name(), "cpu", cycles == 0 ? Double.NaN : cpuNanos / 1000.0 / cycles);
+                if (errors > 0) {
+                    results.note(measurement, contender.name(), errors + " failed cycles");
+                }
+            });
+        }
+    }
+
+    private interface PhaseResult {
+        void accept(long cycles, long nanos, long cpuNanos, LatencyRecorder.Percentiles latencies, long errors);
+    }
+
+    private void phase(LockClient client, String prefix, int threads, Duration duration, PhaseResult sink)
+            throws Exception {
+        List<LatencyRecorder> recorders = new ArrayList<>();
+        AtomicLong errors = new AtomicLong();
+        AtomicReference<Throwable> firstError = new AtomicReference<>();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        long[] deadline = new long[1];
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            LatencyRecorder recorder = new LatencyRecorder();
+            recorders.add(recorder);
+            String threadPrefix = prefix + t + ":";
+            Thread worker = new Thread(() -> {
+                ready.countDown();
+                try {
+                    go.await();
+                }
+                catch (InterruptedException ex) {
+                    return;
+                }
+                long end = deadline[0];
+                long i = 0;
+                while (true) {
+                    long start = System.nanoTime();
+                    if (start >= end) {
+                        break;
+                    }
+                    try {
+                        Held held = client.acquire(threadPrefix + i++);
+                        held.release();
+                        recorder.record(System.nanoTime() - start);
+                    }
+                    catch (Throwable ex) {
+                        errors.incrementAndGet();
+                        firstError.compareAndSet(null, ex);
+                    }
+                }
+            }, "bench-" + t);
+            worker.setDaemon(true);
+            workers.add(worker);
+            worker.start();
+        }
+        ready.await();
+        long cpu = os.getProcessCpuTime();
+        long start = System.nanoTime();
+        deadline[0] = start + duration.toNanos();
+        go.countDown();
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        long nanos = System.nanoTime() - start;
+        cpu = os.getProcessCpuTime() - cpu;
+        if (firstError.get() != null) {
+            System.err.println("  " + errors.get() + " failed cycles, first: " + firstError.get());
+        }
+        if (sink != null) {
+            long cycles = recorders.stream().mapToLong(LatencyRecorder::size).sum();
+            sink.accept(cycles, nanos, cpu, new LatencyRecorder.Percentiles(recorders), errors.get());
+        }
+    }
+
+    // ---------------------------------------------------------------- B: contended single key
+
+    void contended(LockContender contender, int threads) throws Exception {
+        String measurement = "B";
+        List<LockClient> clients = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                clients.add(contender.connect(target, null));
+            }
+            String key = runId() + "contended";
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger lastOwner = new AtomicInteger(-1);
+            AtomicLong ownerChanges = new AtomicLong();
+            AtomicLong violations = new AtomicLong();
+            long[] acquisitions = new long[threads];
+            List<LatencyRecorder> waits = new ArrayList<>();
+            long begin = System.nanoTime();
+            long measureFrom = begin + settings.warmup().toNanos();
+            long measureTo = measureFrom + settings.measure().toNanos();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int me = t;
+                LockClient client = clients.get(t);
+                LatencyRecorder waitRecorder = new LatencyRecorder();
+                waits.add(waitRecorder);
+                futures.add(pool.submit(() -> {
+                    while (true) {
+                        long start = System.nanoTime();
+                        if (start >= measureTo) {
+                            return null;
+                        }
+                        Held held = client.acquire(key);
+                        long acquiredAt = System.nanoTime();
+                        if (inside.incrementAndGet() != 1) {
+                            violations.incrementAndGet();
+                        }
+                        int previous = lastOwner.getAndSet(me);
+                        if (acquiredAt >= measureFrom && acquiredAt < measureTo) {
+                            acquisitions[me]++;
+                            waitRecorder.record(acquiredAt - start);
+                            if (previous != me) {
+                                ownerChanges.incrementAndGet();
+                            }
+                        }
+                        Thread.onSpinWait();
+                        if (inside.get() != 1) {
+                            violations.incrementAndGet();
+                        }
+                        inside.decrementAndGet();
+                        held.release();
+                    }
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(settings.warmup().plus(settings.measure()).toSeconds() + 120, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            double seconds = settings.measure().toNanos() / 1e9;
+            long total = 0;
+            double sumSquares = 0;
+            for (long a : acquisitions) {
+                total += a;
+                sumSquares += (double) a * a;
+            }
+            LatencyRecorder.Percentiles waitPercentiles = new LatencyRecorder.Percentiles(waits);
+            results.add(measurement, contender.name(), "acquisitions/s", total / seconds);
+            results.add(measurement, contender.name(), "owner changes/s", ownerChanges.get() / seconds);
+            results.add(measurement, contender.name(), "wait p50", waitPercentiles.micros(0.50) / 1000);
+            results.add(measurement, contender.name(), "wait p99", waitPercentiles.micros(0.99) / 1000);
+            results.add(measurement, contender.name(), "wait p99.9", waitPercentiles.micros(0.999) / 1000);
+            results.add(measurement, contender.name(), "fairness",
+                    total == 0 ? 0 : (double) total * total / (threads * sumSquares));
+            results.add(measurement, contender.name(), "violations", violations.get());
+            if (violations.get() > 0) {
+                exclusionViolations.addAndGet(violations.get());
+                results.note(measurement, contender.name(), "MUTUAL EXCLUSION VIOLATED " + violations.get() + " times");
+                System.err.println("  MUTUAL EXCLUSION VIOLATED " + violations.get() + " times by " + contender.name());
+            }
+        }
+        finally {
+            for (LockClient client : clients) {
+                client.close();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- C: Redis traffic per uncontended cycle
+
+    void traffic(LockContender contender) throws Exception {
+        try (LockClient client = contender.connect(target, null)) {
+            String prefix = runId();
+            cycles(client, prefix + "w:", 200);
+            int cycles = settings.trafficCycles();
+            RedisProbe.Traffic traffic = probe.measure(() -> cycles(client, prefix + "m:", cycles));
+            results.add("C", contender.name(), "requests", traffic.requests() / (double) cycles);
+            results.add("C", contender.name(), "commands", traffic.commands() / (double) cycles);
+            results.add("C", contender.name(), "total_commands_processed",
+                    traffic.totalCommandsProcessed() / (double) cycles);
+            results.note("C", contender.name(), "requests: " + perCycle(traffic.requestsByCommand(), cycles)
+                    + "; commands: " + perCycle(traffic.commandCalls(), cycles));
+        }
+    }
+
+    private static String perCycle(Map<String, Long> counts, int cycles) {
+        return counts.entrySet().stream().filter(e -> e.getValue() * 100 >= cycles)
+                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+                .map(e -> String.format("%s %.2f", e.getKey().toUpperCase(), e.getValue() / (double) cycles))
+                .collect(Collectors.joining(", "));
+    }
+
+    private static void cycles(LockClient client, String prefix, int count) {
+        try {
+            for (int i = 0; i < count; i++) {
+                client.acquire(prefix + i).release();
+            }
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- D: the server's ceiling
+
+    private static final String CEILING_ACQUIRE = "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) "
+            + "then return 1 else return 0 end";
+
+    private static final String CEILING_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
+            + "return redis.call('del', KEYS[1]) else return 0 end";
+
+    /**
+     * What Redis can do on this machine: 64 threads, each with its own Lettuce connection, pipeline an
+     * acquire-like and a release-like EVALSHA per new key, 32 keys per batch (64 commands flushed at once, as
+     * {@code redis-benchmark -P 64} would). One cycle = both scripts, the same Redis work as the cheapest possible
+     * lock + unlock, without waiting for round trips.
+     */
+    void ceiling(int threads) throws Exception {
+        RedisClient client = RedisClient.create(target.uri());
+        List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                StatefulRedisConnection<String, String> connection = client.connect();
+                connection.setAutoFlushCommands(false);
+                connections.add(connection);
+            }
+            String acquire = probe.redis().scriptLoad(CEILING_ACQUIRE);
+            String release = probe.redis().scriptLoad(CEILING_RELEASE);
+            String prefix = runId();
+            ceilingPhase(connections, acquire, release, prefix + "w:", settings.warmup());
+            long nanos = System.nanoTime();
+            long scripts = ceilingPhase(connections, acquire, release, prefix + "m:", settings.measure());
+            nanos = System.nanoTime() - nanos;
+            results.add("D", CEILING, "evalsha/s", scripts * 1e9 / nanos);
+            results.add("D", CEILING, "cycles/s", scripts / 2 * 1e9 / nanos);
+        }
+        finally {
+            connections.forEach(StatefulRedisConnection::close);
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    private static long ceilingPhase(List<StatefulRedisConnection<String, String>> connections, String acquire,
+            String release, String prefix, Duration duration) throws Exception {
+        long end = System.nanoTime() + duration.toNanos();
+        AtomicLong scripts = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(connections.size());
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < connections.size(); t++) {
+            String threadPrefix = prefix + t + ":";
+            StatefulRedisConnection<String, String> connection = connections.get(t);
+            RedisAsyncCommands<String, String> redis = connection.async();
+            futures.add(pool.submit(() -> {
+                long i = 0;
+                List<RedisFuture<?>> batch = new ArrayList<>(64);
+                while (System.nanoTime() < end) {
+                    batch.clear();
+                    for (int k = 0; k < 32; k++) {
+                        String key = threadPrefix + i++;
+                        batch.add(redis.evalsha(acquire, ScriptOutputType.INTEGER, new String[] { key }, "t", "30000"));
+                        batch.add(redis.evalsha(release, ScriptOutputType.INTEGER, new String[] { key }, "t"));
+                    }
+                    connection.flushCommands();
+                    if (!LettuceFutures.awaitAll(Duration.ofSeconds(30), batch.toArray(new RedisFuture[0]))) {
+                        throw new IllegalStateException("ceiling batch timed out");
+                    }
+                    scripts.addAndGet(batch.size());
+                }
+                return null;
+            }));
+        }
+        for (Future<?> future : futures) {
+            future.get();
+        }
+        pool.shutdown();
+        return scripts.get();
+    }
+
+    // ---------------------------------------------------------------- E: watchdog cost
+
+    void watchdog(LockContender contender, int locks, Duration lease, Duration hold) throws Exception {
+        String measurement = "E";
+        ExecutorService owner = Executors.newSingleThreadExecutor(); // thread-owned locks: one owner thread
+        try (LockClient client = contender.connect(target, lease)) {
+            String prefix = runId() + "wd:";
+            List<String> names = new ArrayList<>();
+            List<Held> held = owner.submit(() -> {
+                List<Held> list = new ArrayList<>();
+                for (int i = 0; i < locks; i++) {
+                    names.add(prefix + i);
+                    list.add(client.acquire(prefix + i));
+                }
+                return list;
+            }).get();
+            RedisProbe.Traffic traffic = probe.measure(() -> {
+                try {
+                    Thread.sleep(hold.toMillis()); // holding the locks is the behaviour measured
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            long aliveInRedis = probe.countExisting(names.stream().map(client::redisKey).toList());
+            long aliveByLibrary = owner.submit(() -> held.stream().filter(Held::stillHeld).count()).get();
+            owner.submit(() -> held.forEach(Held::release)).get();
+            double seconds = traffic.nanos() / 1e9;
+            results.add(measurement, contender.name(), "requests/s", traffic.requests() / seconds);
+            results.add(measurement, contender.name(), "requests/lock/s", traffic.requests() / seconds / locks);
+            results.add(measurement, contender.name(), "commands/s", traffic.commands() / seconds);
+            results.add(measurement, contender.name(), "alive", Math.min(aliveInRedis, aliveByLibrary));
+            results.note(measurement, contender.name(), "requests: "
+                    + perCycle(traffic.requestsByCommand(), 1).replaceAll(" (\\d+)\\.00", " $1"));
+        }
+        finally {
+            owner.shutdownNow();
+        }
+    }
+}
