@@ -180,12 +180,13 @@ final class LeaseWatchdog {
         List<List<RedisLockHandle>> batches = batches(handles);
         List<CompletableFuture<List<Object>>> replies = new ArrayList<>(batches.size());
         for (List<RedisLockHandle> batch : batches) {
-            byte[][] keys = new byte[batch.size()][];
+            byte[][] keys = new byte[2 * batch.size()][];
             byte[][] args = new byte[2 * batch.size() + 1][];
             args[0] = LuaScript.arg(batch.get(0).leaseMillis);
             for (int i = 0; i < batch.size(); i++) {
                 RedisLockHandle handle = batch.get(i);
-                keys[i] = handle.leaseKey();
+                keys[2 * i] = handle.keys.lock;
+                keys[2 * i + 1] = handle.keys.readers;
                 args[2 * i + 1] = handle.ownerToken;
                 args[2 * i + 2] = handle.mode();
             }

@@ -141,11 +141,6 @@ final class RedisLockHandle implements LockHandle {
         }
     }
 
-    /** @return the key whose expiry is this handle's lease */
-    byte[] leaseKey() {
-        return shared ? keys.readers : keys.lock;
-    }
-
     /** @return the mode argument of the scripts */
     byte[] mode() {
         return shared ? RedisLockService.SHARED : RedisLockService.EXCLUSIVE;

@@ -1,8 +1,10 @@
 -- Acquires a lock atomically with its lease and a fencing token, exclusively (REENTRANT, FAIR, WRITE) or shared
 -- with other readers (READ).
--- KEYS[1] lock key      "<prefix>:{<name>}"         exclusive holder "<owner token>:<fencing token>" with the lease
---                                                    as expiry, or "~<owner token>" while a release hands the lock
---                                                    to that waiter (see release.lua)
+-- KEYS[1] lock key      "<prefix>:{<name>}", expiring with the holder's lease:
+--                       "<owner token>:<fencing token>"   an exclusive holder; a trailing "+" means someone waits,
+--                                                          so its release must hand the lock over
+--                       "r"                               readers hold it (until the latest reader lease ends)
+--                       "~<owner token>"                  a release handed it to that waiter (see release.lua)
 -- KEYS[2] fence key     "<prefix>:{<name>}:fence"   last fencing token issued for the name; expires a while after
 --                                                    it was seeded and is then seeded again
 -- KEYS[3] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> end of its wait (server ms)
@@ -15,62 +17,65 @@
 -- ARGV[5] '1' on the caller's first attempt, '0' when it has waited already
 -- ARGV[6] 'w' exclusive, 'r' shared
 -- Returns the fencing token (> 0) when acquired, else -(ms until the holders' leases end) (at most -1).
--- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot.
+-- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot. The uncontended exclusive
+-- path is GET, INCR, SET: everything else happens only under contention or for readers.
+
+local token = ARGV[1]
+local lease = tonumber(ARGV[2])
+local shared = ARGV[6] == 'r'
 
 local function now_ms()
     local now = redis.call('TIME')
     return now[1] * 1000 + math.floor(now[2] / 1000)
 end
 
--- Not acquired: record the caller as a waiter (if it will wait) and tell it how long the holders may still hold.
-local function refuse(ttl)
+-- Not acquired: record the caller as a waiter (if it will wait), flag the holder so that its release hands the
+-- lock over, and tell the caller how long the holders may still hold.
+local function refuse(current)
     local wait = tonumber(ARGV[4])
     if wait > 0 then
-        redis.call('ZADD', KEYS[3], now_ms() + wait, ARGV[1])
+        redis.call('ZADD', KEYS[3], now_ms() + wait, token)
         if redis.call('PTTL', KEYS[3]) < wait then
             redis.call('PEXPIRE', KEYS[3], wait)
         end
-        if ARGV[6] == 'w' and redis.call('PTTL', KEYS[5]) < wait then
+        if not shared and redis.call('PTTL', KEYS[5]) < wait then
             redis.call('SET', KEYS[5], '1', 'PX', wait)
         end
+        if current and current ~= 'r' and string.sub(current, 1, 1) ~= '~' and string.sub(current, -1) ~= '+' then
+            redis.call('APPEND', KEYS[1], '+')
+        end
     end
+    local ttl = redis.call('PTTL', KEYS[1])
     if ttl < 1 then
         return -1
     end
     return -ttl
 end
 
--- Readers whose lease ended without a release (a crashed reader) no longer count.
-local function live_readers()
-    if redis.call('EXISTS', KEYS[4]) == 0 then
-        return false
-    end
-    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now_ms())
-    return redis.call('ZCARD', KEYS[4]) > 0
-end
-
-local shared = ARGV[6] == 'r'
 local current = redis.call('GET', KEYS[1])
-if current == '~' .. ARGV[1] then
-    -- Handed to this caller by the last release: nobody else may take it meanwhile.
+local handed = current == '~' .. token
+if handed then
     current = false
 end
-if current then
-    local prefix = ARGV[1] .. ':'
+if current == 'r' then
+    -- Readers hold it: a writer waits; a reader joins unless a writer waits (or writers would starve).
+    if not shared or redis.call('EXISTS', KEYS[5]) == 1 then
+        return refuse(current)
+    end
+elseif current then
+    local prefix = token .. ':'
     if not shared and string.sub(current, 1, #prefix) == prefix then
         -- Same owner token: a retry of an acquire whose reply was lost. Idempotent: same token, lease refreshed.
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        return tonumber(string.sub(current, #prefix + 1))
+        redis.call('PEXPIRE', KEYS[1], lease)
+        local fence = string.sub(current, #prefix + 1)
+        if string.sub(fence, -1) == '+' then
+            fence = string.sub(fence, 1, -2)
+        end
+        return tonumber(fence)
     end
-    return refuse(redis.call('PTTL', KEYS[1]))
-end
-if shared then
-    -- Readers do not overtake a waiting writer, or a steady stream of readers would starve writers.
-    if redis.call('EXISTS', KEYS[5]) == 1 then
-        return refuse(redis.call('PTTL', KEYS[4]))
-    end
-elseif live_readers() then
-    return refuse(redis.call('PTTL', KEYS[4]))
+    return refuse(current)
+elseif shared and not handed and redis.call('EXISTS', KEYS[5]) == 1 then
+    return refuse(current)
 end
 
 -- Fencing: INCR the name's counter. When it was absent (first use, expiry, data loss) INCR answers 1: seed it from
@@ -84,19 +89,30 @@ if fence == 1 then
     redis.call('SET', KEYS[2], seed, 'PX', ARGV[3])
     fence = tonumber(seed)
 end
+
+local others_wait = false
 if ARGV[5] == '0' then
-    redis.call('ZREM', KEYS[3], ARGV[1]) -- no longer waiting
+    redis.call('ZREM', KEYS[3], token) -- no longer waiting
+    others_wait = redis.call('EXISTS', KEYS[3]) == 1
     if not shared then
         redis.call('DEL', KEYS[5]) -- other waiting writers set it again when they retry
     end
 end
 if shared then
-    redis.call('DEL', KEYS[1]) -- a hand-off to this reader ends here; the readers set guards the lock now
-    redis.call('ZADD', KEYS[4], now_ms() + tonumber(ARGV[2]), ARGV[1])
-    if redis.call('PTTL', KEYS[4]) < tonumber(ARGV[2]) then
-        redis.call('PEXPIRE', KEYS[4], ARGV[2])
+    redis.call('ZADD', KEYS[4], now_ms() + lease, token)
+    if redis.call('PTTL', KEYS[4]) < lease then
+        redis.call('PEXPIRE', KEYS[4], lease)
+    end
+    if current ~= 'r' then
+        redis.call('SET', KEYS[1], 'r', 'PX', lease)
+    elseif redis.call('PTTL', KEYS[1]) < lease then
+        redis.call('PEXPIRE', KEYS[1], lease)
     end
 else
-    redis.call('SET', KEYS[1], ARGV[1] .. ':' .. string.format('%.0f', fence), 'PX', ARGV[2])
+    local value = token .. ':' .. string.format('%.0f', fence)
+    if others_wait then
+        value = value .. '+'
+    end
+    redis.call('SET', KEYS[1], value, 'PX', lease)
 end
 return fence

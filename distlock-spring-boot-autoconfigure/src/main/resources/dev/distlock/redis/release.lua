@@ -4,6 +4,7 @@
 -- ARGV[2] release channel, ARGV[3] the lock name, ARGV[4] hand-off window in ms
 -- ARGV[5] 'w' exclusive, 'r' shared
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock.
+-- The uncontended exclusive path is GET, DEL.
 
 local function now_ms()
     local now = redis.call('TIME')
@@ -21,8 +22,8 @@ if ARGV[5] == 'r' then
         return 0
     end
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-    if redis.call('ZCARD', KEYS[3]) > 0 or redis.call('EXISTS', KEYS[1]) == 1 then
-        return 1 -- other readers still hold it (or a hand-off is under way): nothing to hand over yet
+    if redis.call('ZCARD', KEYS[3]) > 0 or redis.call('GET', KEYS[1]) ~= 'r' then
+        return 1 -- other readers still hold it: nothing to hand over yet
     end
 else
     local owner = ARGV[1] .. ':'
@@ -30,19 +31,20 @@ else
     if not current or string.sub(current, 1, #owner) ~= owner then
         return 0
     end
-end
-
-if redis.call('EXISTS', KEYS[2]) == 1 then
-    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms())
-    local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-    if next then
-        -- Hand the lock to the waiter whose wait ends first (with equal waits: the one that came first) and wake
-        -- only it; nobody else may take it during the window. If that waiter is gone, the window just runs out.
-        redis.call('SET', KEYS[1], '~' .. next, 'PX', ARGV[4])
-        redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next)
+    if string.sub(current, -1) ~= '+' then
+        redis.call('DEL', KEYS[1]) -- nobody waits: no pub/sub traffic at all
         return 1
     end
 end
--- Nobody waits: delete, and no pub/sub traffic at all.
+
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms())
+local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+if next then
+    -- Hand the lock to the waiter whose wait ends first (with equal waits: the one that came first) and wake only
+    -- it; nobody else may take it during the window. If that waiter is gone, the window just runs out.
+    redis.call('SET', KEYS[1], '~' .. next, 'PX', ARGV[4])
+    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next)
+    return 1
+end
 redis.call('DEL', KEYS[1])
 return 1
