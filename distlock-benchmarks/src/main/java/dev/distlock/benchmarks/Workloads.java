@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,9 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -29,7 +28,7 @@ import dev.distlock.benchmarks.LockContender.LockClient;
 /** The workloads A to E; each call is one measurement of one contender, recorded into {@link Results}. */
 final class Workloads {
 
-    static final String CEILING = "Redis ceiling (pipelined EVALSHA)";
+    static final String CEILING = "Redis ceiling (EVALSHA, redis-benchmark style)";
 
     private final RedisTarget target;
 
@@ -277,19 +276,18 @@ final class Workloads {
             + "return redis.call('del', KEYS[1]) else return 0 end";
 
     /**
-     * What Redis can do on this machine: 64 threads, each with its own Lettuce connection, pipeline an
-     * acquire-like and a release-like EVALSHA per new key, 32 keys per batch (64 commands flushed at once, as
-     * {@code redis-benchmark -P 64} would). One cycle = both scripts, the same Redis work as the cheapest possible
-     * lock + unlock, without waiting for round trips.
+     * What Redis can do on this machine, measured the way {@code redis-benchmark -c 64 -P 1} does: 64 clients, each
+     * on its own connection with one request in flight, run an acquire-like and then a release-like EVALSHA per new
+     * key. Like redis-benchmark's event loop, the clients are callbacks on Lettuce's I/O threads rather than 64
+     * blocked threads, so the client costs as little as it can. One cycle = both scripts: the same Redis work and
+     * round trips as the cheapest possible lock + unlock, with no locking logic in the client.
      */
-    void ceiling(int threads) throws Exception {
+    void ceiling(int clients) throws Exception {
         RedisClient client = RedisClient.create(target.uri());
         List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
         try {
-            for (int t = 0; t < threads; t++) {
-                StatefulRedisConnection<String, String> connection = client.connect();
-                connection.setAutoFlushCommands(false);
-                connections.add(connection);
+            for (int c = 0; c < clients; c++) {
+                connections.add(client.connect());
             }
             String acquire = probe.redis().scriptLoad(CEILING_ACQUIRE);
             String release = probe.redis().scriptLoad(CEILING_RELEASE);
@@ -311,36 +309,43 @@ final class Workloads {
             String release, String prefix, Duration duration) throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         AtomicLong scripts = new AtomicLong();
-        ExecutorService pool = Executors.newFixedThreadPool(connections.size());
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < connections.size(); t++) {
-            String threadPrefix = prefix + t + ":";
-            StatefulRedisConnection<String, String> connection = connections.get(t);
-            RedisAsyncCommands<String, String> redis = connection.async();
-            futures.add(pool.submit(() -> {
-                long i = 0;
-                List<RedisFuture<?>> batch = new ArrayList<>(64);
-                while (System.nanoTime() < end) {
-                    batch.clear();
-                    for (int k = 0; k < 32; k++) {
-                        String key = threadPrefix + i++;
-                        batch.add(redis.evalsha(acquire, ScriptOutputType.INTEGER, new String[] { key }, "t", "30000"));
-                        batch.add(redis.evalsha(release, ScriptOutputType.INTEGER, new String[] { key }, "t"));
-                    }
-                    connection.flushCommands();
-                    if (!LettuceFutures.awaitAll(Duration.ofSeconds(30), batch.toArray(new RedisFuture[0]))) {
-                        throw new IllegalStateException("ceiling batch timed out");
-                    }
-                    scripts.addAndGet(batch.size());
-                }
-                return null;
-            }));
+        List<CompletableFuture<Void>> clients = new ArrayList<>();
+        for (int c = 0; c < connections.size(); c++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            new CeilingClient(connections.get(c).async(), acquire, release, prefix + c + ":", end, scripts, done)
+                    .next();
+            clients.add(done);
         }
-        for (Future<?> future : futures) {
-            future.get();
-        }
-        pool.shutdown();
+        CompletableFuture.allOf(clients.toArray(new CompletableFuture[0])).get(duration.toSeconds() + 60,
+                TimeUnit.SECONDS);
         return scripts.get();
+    }
+
+    /** One redis-benchmark-like client: the next request is sent when the previous reply arrives. */
+    private record CeilingClient(RedisAsyncCommands<String, String> redis, String acquire, String release,
+            String prefix, long end, AtomicLong scripts, CompletableFuture<Void> done) {
+
+        private static final AtomicLong KEYS = new AtomicLong();
+
+        void next() {
+            if (System.nanoTime() >= end) {
+                done.complete(null);
+                return;
+            }
+            String key = prefix + KEYS.incrementAndGet();
+            redis.<Long>evalsha(acquire, ScriptOutputType.INTEGER, new String[] { key }, "t", "30000")
+                    .thenCompose(acquired -> redis.<Long>evalsha(release, ScriptOutputType.INTEGER,
+                            new String[] { key }, "t"))
+                    .whenComplete((released, error) -> {
+                        if (error != null) {
+                            done.completeExceptionally(error);
+                        }
+                        else {
+                            scripts.addAndGet(2);
+                            next();
+                        }
+                    });
+        }
     }
 
     // ---------------------------------------------------------------- E: watchdog cost

@@ -59,6 +59,6 @@ public record DistlockProperties(
     private static RedisLockConfig toLockConfig(String keyPrefix, Duration waitTime, Duration leaseTime,
             OnLeaseLost onLeaseLost, Duration commandTimeout) {
         return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout,
-                RedisLockConfig.defaults().fencingCounterLifetime());
+                RedisLockConfig.defaults().fencingIdleTime());
     }
 }

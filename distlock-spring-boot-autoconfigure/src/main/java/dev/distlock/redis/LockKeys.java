@@ -10,8 +10,6 @@ final class LockKeys {
 
     final byte[] lock;
 
-    final byte[] fence;
-
     final byte[] waiters;
 
     final byte[] readers;
@@ -20,7 +18,6 @@ final class LockKeys {
 
     private LockKeys(String base) {
         this.lock = base.getBytes(StandardCharsets.UTF_8);
-        this.fence = (base + ":fence").getBytes(StandardCharsets.UTF_8);
         this.waiters = (base + ":waiters").getBytes(StandardCharsets.UTF_8);
         this.readers = (base + ":readers").getBytes(StandardCharsets.UTF_8);
         this.writer = (base + ":writer").getBytes(StandardCharsets.UTF_8);

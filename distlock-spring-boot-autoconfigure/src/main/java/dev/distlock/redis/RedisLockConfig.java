@@ -13,7 +13,7 @@ import dev.distlock.OnLeaseLost;
 public final class RedisLockConfig {
 
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig("distlock", Duration.ofSeconds(3),
-            Duration.ofSeconds(30), OnLeaseLost.LOG, Duration.ofSeconds(2), Duration.ofDays(7));
+            Duration.ofSeconds(30), OnLeaseLost.LOG, Duration.ofSeconds(2), Duration.ofDays(1));
 
     private final String keyPrefix;
 
@@ -25,7 +25,7 @@ public final class RedisLockConfig {
 
     private final Duration commandTimeout;
 
-    private final Duration fencingCounterLifetime;
+    private final Duration fencingIdleTime;
 
     /**
      * @param keyPrefix namespace of every Redis key ({@code distlock.key-prefix})
@@ -33,12 +33,12 @@ public final class RedisLockConfig {
      * @param leaseTime watchdog lease ({@code distlock.lease-time}), renewed every third of it
      * @param onLeaseLost what the caller sees after a lost lease ({@code distlock.on-lease-lost})
      * @param commandTimeout bound on each Redis call of the lock path ({@code distlock.command-timeout})
-     * @param fencingCounterLifetime how long a lock name's fencing counter lives after it was seeded; Redis then
-     *        drops it and the next acquisition seeds it again above every earlier token (see {@code acquire.lua}),
-     *        so no key per lock name is kept forever
+     * @param fencingIdleTime how long a released lock's key keeps its last fencing token; after that Redis drops
+     *        it and the next acquisition takes its token from the server clock, which is above every earlier one
+     *        (see {@code acquire.lua}), so no key is kept for idle lock names
      */
     public RedisLockConfig(String keyPrefix, Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost,
-            Duration commandTimeout, Duration fencingCounterLifetime) {
+            Duration commandTimeout, Duration fencingIdleTime) {
         require(keyPrefix != null && !keyPrefix.isBlank(), "distlock.key-prefix must not be blank");
         require(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
                 "distlock.key-prefix must not contain '{' or '}' (they would break Redis Cluster hash tags): "
@@ -49,14 +49,14 @@ public final class RedisLockConfig {
         require(onLeaseLost != null, "distlock.on-lease-lost must be log or throw");
         require(commandTimeout != null && commandTimeout.toMillis() >= 1,
                 "distlock.command-timeout must be positive: " + commandTimeout);
-        require(fencingCounterLifetime != null && fencingCounterLifetime.toMillis() >= 1,
-                "fencingCounterLifetime must be positive: " + fencingCounterLifetime);
+        require(fencingIdleTime != null && fencingIdleTime.toMillis() >= 1,
+                "fencingIdleTime must be positive: " + fencingIdleTime);
         this.keyPrefix = keyPrefix;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.onLeaseLost = onLeaseLost;
         this.commandTimeout = commandTimeout;
-        this.fencingCounterLifetime = fencingCounterLifetime;
+        this.fencingIdleTime = fencingIdleTime;
     }
 
     /** @return the documented defaults of every {@code distlock.*} property */
@@ -72,32 +72,32 @@ public final class RedisLockConfig {
 
     /** @param keyPrefix the key prefix @return a copy with it */
     public RedisLockConfig withKeyPrefix(String keyPrefix) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
     /** @param waitTime the default wait @return a copy with it */
     public RedisLockConfig withWaitTime(Duration waitTime) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
     /** @param leaseTime the watchdog lease @return a copy with it */
     public RedisLockConfig withLeaseTime(Duration leaseTime) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
     /** @param onLeaseLost the lease-lost policy @return a copy with it */
     public RedisLockConfig withOnLeaseLost(OnLeaseLost onLeaseLost) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
     /** @param commandTimeout the Redis call bound @return a copy with it */
     public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
-    /** @param fencingCounterLifetime the fencing counter's lifetime @return a copy with it */
-    public RedisLockConfig withFencingCounterLifetime(Duration fencingCounterLifetime) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+    /** @param fencingIdleTime how long a free lock keeps its last fencing token @return a copy with it */
+    public RedisLockConfig withFencingIdleTime(Duration fencingIdleTime) {
+        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
     /** @return the key prefix */
@@ -125,27 +125,27 @@ public final class RedisLockConfig {
         return commandTimeout;
     }
 
-    /** @return the fencing counter's lifetime */
-    public Duration fencingCounterLifetime() {
-        return fencingCounterLifetime;
+    /** @return how long a free lock keeps its last fencing token */
+    public Duration fencingIdleTime() {
+        return fencingIdleTime;
     }
 
     @Override
     public boolean equals(Object other) {
         return other instanceof RedisLockConfig o && keyPrefix.equals(o.keyPrefix) && waitTime.equals(o.waitTime)
                 && leaseTime.equals(o.leaseTime) && onLeaseLost == o.onLeaseLost
-                && commandTimeout.equals(o.commandTimeout) && fencingCounterLifetime.equals(o.fencingCounterLifetime);
+                && commandTimeout.equals(o.commandTimeout) && fencingIdleTime.equals(o.fencingIdleTime);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingCounterLifetime);
+        return Objects.hash(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout, fencingIdleTime);
     }
 
     @Override
     public String toString() {
         return "RedisLockConfig[keyPrefix=" + keyPrefix + ", waitTime=" + waitTime + ", leaseTime=" + leaseTime
-                + ", onLeaseLost=" + onLeaseLost + ", commandTimeout=" + commandTimeout + ", fencingCounterLifetime="
-                + fencingCounterLifetime + "]";
+                + ", onLeaseLost=" + onLeaseLost + ", commandTimeout=" + commandTimeout + ", fencingIdleTime="
+                + fencingIdleTime + "]";
     }
 }

@@ -115,7 +115,8 @@ class RedisLockServiceTests {
         assertThat(LockNodes.calls(redis, "evalsha") - before).isEqualTo(1);
         handle.unlock();
         assertThat(LockNodes.calls(redis, "evalsha") - before).isEqualTo(2);
-        assertThat(redis.hasKey("test:{uncontended}")).isFalse();
+        assertThat(redis.opsForValue().get("test:{uncontended}")).as("free, remembering the fencing token")
+                .isEqualTo("free:" + handle.fencingToken());
     }
 
     @Test
@@ -317,22 +318,23 @@ class RedisLockServiceTests {
     }
 
     @Test
-    void fencingTokensIncreaseAfterTheCounterExpired() {
-        RedisLockService a = nodes.node(server, config.withFencingCounterLifetime(Duration.ofMillis(200)));
+    void fencingTokensIncreaseAfterAnIdleLockWasForgotten() {
+        RedisLockService a = nodes.node(server, config.withFencingIdleTime(Duration.ofMillis(200)));
         StringRedisTemplate redis = nodes.redis(server);
         long first;
         try (LockHandle handle = a.lock("idle")) {
             first = handle.fencingToken();
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> !Boolean.TRUE.equals(redis.hasKey("test:{idle}:fence")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !Boolean.TRUE.equals(redis.hasKey("test:{idle}")));
+        long second;
         try (LockHandle handle = a.lock("idle")) {
-            assertThat(handle.fencingToken()).isGreaterThan(first);
+            second = handle.fencingToken();
+            assertThat(second).isGreaterThan(first);
         }
-        // Even a counter lost together with all data (restart without persistence) restarts above.
-        redis.delete("test:{idle}:fence");
-        redis.opsForValue().increment("test:{other}:fence"); // unrelated counters are not consulted
+        // Even a token lost with all data (a restart without persistence) restarts above, from the server clock.
+        redis.delete("test:{idle}");
         try (LockHandle handle = a.lock("idle")) {
-            assertThat(handle.fencingToken()).isGreaterThan(first + 1);
+            assertThat(handle.fencingToken()).isGreaterThan(second);
         }
     }
 
@@ -346,8 +348,8 @@ class RedisLockServiceTests {
         assertThat(a.heldLocks()).isEmpty();
         assertThat(a.watchdogStatus().renewedLeases()).isZero();
         StringRedisTemplate redis = nodes.redis(server);
-        assertThat(redis.hasKey("test:{k19999}")).isFalse();
-        assertThat(redis.getExpire("test:{k19999}:fence")).as("fence counters expire when idle").isPositive();
+        assertThat(redis.getExpire("test:{k19999}")).as("free lock keys expire when idle").isPositive();
+        assertThat(redis.keys("test:{k19999}*")).containsExactly("test:{k19999}");
     }
 
     @Test
