@@ -5,18 +5,18 @@ import java.time.Duration;
 import dev.distlock.actuate.DistlockEndpoint;
 import dev.distlock.actuate.DistlockHealthIndicator;
 import dev.distlock.spi.HeldLockRegistry;
+import dev.distlock.spi.LockDefaults;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Actuator support of distlock, only when Spring Boot Actuator is on the class path and the engine (a
@@ -61,21 +61,20 @@ public class DistlockActuatorAutoConfiguration {
     static class DistlockHealthConfiguration {
 
         /** Used when {@code distlock.*} is not bound (the engine was configured by hand). */
-        private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+        private static final Duration DEFAULT_TIMEOUT = DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT);
 
         @Configuration(proxyBeanMethods = false)
         @ConditionalOnEnabledHealthIndicator("distlock")
         @ConditionalOnSingleCandidate(HeldLockRegistry.class)
-        @ConditionalOnBean(RedisConnectionFactory.class)
         static class Enabled {
 
             @Bean
             @ConditionalOnMissingBean(name = "distlockHealthIndicator")
-            DistlockHealthIndicator distlockHealthIndicator(RedisConnectionFactory redisConnectionFactory,
-                    HeldLockRegistry heldLockRegistry, ObjectProvider<DistlockProperties> properties) {
+            DistlockHealthIndicator distlockHealthIndicator(HeldLockRegistry heldLockRegistry,
+                    ObjectProvider<DistlockProperties> properties) {
                 Duration timeout = properties.stream().findFirst().map(DistlockProperties::commandTimeout)
                         .orElse(DEFAULT_TIMEOUT);
-                return new DistlockHealthIndicator(redisConnectionFactory, heldLockRegistry, timeout);
+                return new DistlockHealthIndicator(heldLockRegistry, timeout);
             }
         }
     }

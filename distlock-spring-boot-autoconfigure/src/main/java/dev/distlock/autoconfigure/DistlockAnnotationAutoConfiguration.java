@@ -34,14 +34,14 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 /**
  * Auto-configuration of {@link DistributedLock @DistributedLock}: an operation source that parses each annotated
  * method once, an advisor at {@code distlock.aspect-order} with a thin interceptor calling the {@link LockService},
- * and a start-up check of every annotated bean method. Active when a {@link LockService} bean exists and
- * {@code distlock.enabled} is not {@code false}; with {@code distlock.enabled=false} annotated methods run without
- * locking. Every bean backs off when the application defines its own.
+ * and a start-up check of every annotated bean method. Active unless {@code distlock.enabled=false}, in which case
+ * annotated methods run without locking. An application with annotated methods but no {@link LockService} (no
+ * usable lock store) fails start-up saying why: locking is never silently off. Every bean backs off when the
+ * application defines its own.
  */
 @AutoConfiguration(after = DistlockAutoConfiguration.class)
 @ConditionalOnClass(Advisor.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
-@ConditionalOnBean(LockService.class)
 @Import(DistlockAnnotationAutoConfiguration.AutoProxyRegistrar.class)
 public class DistlockAnnotationAutoConfiguration {
 
@@ -104,6 +104,20 @@ public class DistlockAnnotationAutoConfiguration {
     @ConditionalOnMissingBean
     static DistributedLockMethodValidator distributedLockMethodValidator(LockOperationSource operationSource) {
         return new DistributedLockMethodValidator(operationSource);
+    }
+
+    /**
+     * Fails start-up when annotated methods exist but no lock service does.
+     *
+     * @param validator the validator that saw the annotated methods
+     * @param lockServices the lock service, if any
+     * @return the check
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LockServiceRequiredVerifier distlockLockServiceRequiredVerifier(DistributedLockMethodValidator validator,
+            ObjectProvider<LockService> lockServices) {
+        return new LockServiceRequiredVerifier(validator, lockServices);
     }
 
     /**

@@ -1,20 +1,23 @@
 package dev.distlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.distlock.OnLeaseLost;
-import dev.distlock.redis.RedisLockConfig;
+import dev.distlock.core.LockConfig;
+import dev.distlock.spi.LockDefaults;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.core.Ordered;
 
 /**
  * Configuration of distlock ({@code distlock.*}). Immutable, validated when bound: an invalid value fails
- * application start-up with a message naming the property.
+ * application start-up with a message naming the property. Every default comes from {@link LockDefaults}.
  *
- * @param enabled Whether locking is on. When false, annotated methods run without locking and nothing touches
- *        Redis.
+ * @param enabled Whether locking is on. When false, annotated methods run without locking and no store is used.
  * @param keyPrefix Namespace of every Redis key distlock writes (keys start with this prefix and a colon).
  * @param waitTime Default time to wait for a lock, for annotations and LockService calls that leave it unset. Zero
  *        tries once.
@@ -22,19 +25,31 @@ import org.springframework.core.Ordered;
  *        holder blocks the lock for at most this long.
  * @param onLeaseLost What the caller sees when a lease was lost while the work ran: 'log' (default) or 'throw'
  *        (LeaseLostException).
- * @param commandTimeout Bound on every Redis call of the lock path. A slower answer counts as Redis unavailable.
+ * @param commandTimeout Bound on every store call of the lock path. A slower answer counts as the store being
+ *        unavailable.
  * @param aspectOrder Order of the @DistributedLock advice. The default runs it outside Spring's transaction advice
  *        so that the transaction commits before the lock is released.
+ * @param store The lock store: 'redis', 'jdbc' or 'zookeeper'. Required only when several stores are on the class
+ *        path.
+ * @param replication Redis replica acknowledgement of lock writes.
+ * @param redlock Quorum locking over independent Redis masters.
+ * @param jdbc The relational-database store.
+ * @param zookeeper The ZooKeeper store.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
         @DefaultValue("true") boolean enabled,
-        @DefaultValue("distlock") String keyPrefix,
-        @DefaultValue("3s") Duration waitTime,
-        @DefaultValue("30s") Duration leaseTime,
-        @DefaultValue("log") OnLeaseLost onLeaseLost,
-        @DefaultValue("2s") Duration commandTimeout,
-        @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder) {
+        @DefaultValue(LockDefaults.KEY_PREFIX) String keyPrefix,
+        @DefaultValue(LockDefaults.WAIT_TIME) Duration waitTime,
+        @DefaultValue(LockDefaults.LEASE_TIME) Duration leaseTime,
+        @DefaultValue(LockDefaults.ON_LEASE_LOST) OnLeaseLost onLeaseLost,
+        @DefaultValue(LockDefaults.COMMAND_TIMEOUT) Duration commandTimeout,
+        @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder,
+        @Nullable String store,
+        @DefaultValue Replication replication,
+        @DefaultValue Redlock redlock,
+        @DefaultValue Jdbc jdbc,
+        @DefaultValue Zookeeper zookeeper) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -44,21 +59,61 @@ public record DistlockProperties(
     public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
     /**
-     * Validates the values through {@link RedisLockConfig}, whose messages name the property at fault; the binder
-     * reports the failure against the {@code distlock} prefix and start-up fails.
+     * Validates the engine settings through {@link LockConfig}, whose messages name the property at fault; the
+     * binder reports the failure against the {@code distlock} prefix and start-up fails. Store settings are
+     * validated by the store's own configuration when its bean is created.
      */
     public DistlockProperties {
-        toLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout);
+        toLockConfig(waitTime, leaseTime, onLeaseLost);
+        if (keyPrefix == null || keyPrefix.isBlank()) {
+            throw new IllegalArgumentException("distlock.key-prefix must not be blank");
+        }
+        if (commandTimeout == null || commandTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException("distlock.command-timeout must be at least 1ms: " + commandTimeout);
+        }
     }
 
     /** @return the engine settings these properties describe */
-    public RedisLockConfig toLockConfig() {
-        return toLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout);
+    public LockConfig toLockConfig() {
+        return toLockConfig(waitTime, leaseTime, onLeaseLost);
     }
 
-    private static RedisLockConfig toLockConfig(String keyPrefix, Duration waitTime, Duration leaseTime,
-            OnLeaseLost onLeaseLost, Duration commandTimeout) {
-        return new RedisLockConfig(keyPrefix, waitTime, leaseTime, onLeaseLost, commandTimeout,
-                RedisLockConfig.defaults().fencingIdleTime());
+    private static LockConfig toLockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+    }
+
+    /**
+     * @param minReplicas How many replicas must acknowledge a lock write (WAIT) before an acquire returns. Fewer
+     *        within the timeout undo the acquire and fail it with LockUnavailableException. 0 does not wait.
+     * @param timeout How long an acquire waits for the replica acknowledgements.
+     */
+    public record Replication(@DefaultValue(LockDefaults.MIN_REPLICAS) int minReplicas,
+            @DefaultValue(LockDefaults.REPLICATION_TIMEOUT) Duration timeout) {
+    }
+
+    /**
+     * @param nodes Redis URIs (redis://[user:password@]host:port) of independent masters. When set (at least 3),
+     *        locks are taken by quorum over them instead of spring.data.redis.*.
+     */
+    public record Redlock(@DefaultValue List<String> nodes) {
+    }
+
+    /**
+     * @param tableName The JDBC store's table.
+     * @param initializeSchema When to create the table: 'embedded' (an embedded database only), 'always' or
+     *        'never', as Spring Boot's own schema initializers.
+     */
+    public record Jdbc(@DefaultValue(LockDefaults.JDBC_TABLE_NAME) String tableName,
+            @DefaultValue("embedded") DatabaseInitializationMode initializeSchema) {
+    }
+
+    /**
+     * @param connectString The ZooKeeper ensemble, host:port[,host:port...].
+     * @param basePath Parent node of every lock node.
+     * @param sessionTimeout The ZooKeeper session timeout: a holder whose session ends loses its locks.
+     */
+    public record Zookeeper(@DefaultValue(LockDefaults.ZOOKEEPER_CONNECT_STRING) String connectString,
+            @DefaultValue(LockDefaults.ZOOKEEPER_BASE_PATH) String basePath,
+            @DefaultValue(LockDefaults.ZOOKEEPER_SESSION_TIMEOUT) Duration sessionTimeout) {
     }
 }

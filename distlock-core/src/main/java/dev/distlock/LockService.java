@@ -1,0 +1,119 @@
+package dev.distlock;
+
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Distributed locks by name. Names are free-form; a store keeps them in its own namespace (for Redis, every key
+ * starts with {@code distlock.key-prefix + ":"}).
+ * <p>
+ * <b>Reentrancy belongs to scopes.</b> Inside {@link #executeWithLock} / {@link #runWithLock} (and inside a
+ * {@code @DistributedLock} method) the call chain holds the lock in a scope ({@link LockContext}): asking for the
+ * same name again there, with any method of this interface, is granted at once without a store round trip, and the
+ * store is released when the outermost scope ends. A handle returned by {@link #lock} / {@link #tryLock} outside
+ * such a scope is a plain acquisition, bound to no thread: it may be released from any thread, and asking for the
+ * same name again — on any thread — waits like any other caller.
+ */
+public interface LockService {
+
+    /**
+     * Tries to acquire the lock, waiting up to {@code options.waitTime()}.
+     *
+     * @param name the lock name
+     * @param options wait, lease and type
+     * @return the handle, or empty when the lock was not acquired in time
+     * @throws LockUnavailableException when the store cannot be reached or answers an error
+     */
+    Optional<LockHandle> tryLock(String name, LockOptions options);
+
+    /**
+     * Acquires the lock, waiting up to {@code options.waitTime()}.
+     *
+     * @param name the lock name
+     * @param options wait, lease and type
+     * @return the handle
+     * @throws LockTimeoutException when the wait time elapses
+     * @throws LockUnavailableException when the store cannot be reached or answers an error
+     */
+    default LockHandle lock(String name, LockOptions options) {
+        return tryLock(name, options).orElseThrow(() -> new LockTimeoutException(
+                "Lock '" + name + "' not acquired within " + describeWait(options)));
+    }
+
+    /**
+     * Runs the action in a scope of the lock (see {@link LockContext}) and releases it afterwards.
+     *
+     * @param name the lock name
+     * @param options wait, lease and type
+     * @param action the work
+     * @param <T> the result type
+     * @return what the action returned
+     * @throws LockTimeoutException when the wait time elapses (the action did not run)
+     * @throws LockUnavailableException when the store cannot be reached (the action did not run)
+     */
+    default <T> T executeWithLock(String name, LockOptions options, Supplier<T> action) {
+        try (LockHandle handle = lock(name, options); LockContext.Scope scope = LockContext.enter(handle)) {
+            return action.get();
+        }
+    }
+
+    /**
+     * Runs the action in a scope of the lock (see {@link LockContext}) and releases it afterwards.
+     *
+     * @param name the lock name
+     * @param options wait, lease and type
+     * @param action the work
+     */
+    default void runWithLock(String name, LockOptions options, Runnable action) {
+        executeWithLock(name, options, () -> {
+            action.run();
+            return null;
+        });
+    }
+
+    /**
+     * {@link #tryLock(String, LockOptions)} with the configured defaults.
+     *
+     * @param name the lock name
+     * @return the handle, or empty
+     */
+    default Optional<LockHandle> tryLock(String name) {
+        return tryLock(name, LockOptions.defaults());
+    }
+
+    /**
+     * {@link #lock(String, LockOptions)} with the configured defaults.
+     *
+     * @param name the lock name
+     * @return the handle
+     */
+    default LockHandle lock(String name) {
+        return lock(name, LockOptions.defaults());
+    }
+
+    /**
+     * {@link #executeWithLock(String, LockOptions, Supplier)} with the configured defaults.
+     *
+     * @param name the lock name
+     * @param action the work
+     * @param <T> the result type
+     * @return what the action returned
+     */
+    default <T> T executeWithLock(String name, Supplier<T> action) {
+        return executeWithLock(name, LockOptions.defaults(), action);
+    }
+
+    /**
+     * {@link #runWithLock(String, LockOptions, Runnable)} with the configured defaults.
+     *
+     * @param name the lock name
+     * @param action the work
+     */
+    default void runWithLock(String name, Runnable action) {
+        runWithLock(name, LockOptions.defaults(), action);
+    }
+
+    private static String describeWait(LockOptions options) {
+        return options.waitTime().map(Object::toString).orElse("the configured distlock.wait-time");
+    }
+}

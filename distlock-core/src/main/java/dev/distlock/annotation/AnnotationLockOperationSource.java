@@ -1,0 +1,158 @@
+package dev.distlock.annotation;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+import dev.distlock.LockOptions;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.expression.Expression;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Reads {@link DistributedLock} (directly or as a meta-annotation, on the bean class's method or on the interface
+ * method it implements) and turns it into a {@link LockOperation} once per method and bean class, like Spring's
+ * {@code AnnotationCacheOperationSource}. {@code ${...}} placeholders in {@code name}, {@code waitTime} and
+ * {@code leaseTime} are resolved from the Environment.
+ */
+public class AnnotationLockOperationSource implements LockOperationSource {
+
+    // Marks "not annotated" in the cache, which cannot hold null values.
+    private static final Object NONE = new Object();
+
+    private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(256);
+
+    private final PropertyResolver propertyResolver;
+
+    private final Predicate<String> beanExists;
+
+    private final LockKeyEvaluator evaluator = new LockKeyEvaluator();
+
+    /**
+     * @param propertyResolver resolves {@code ${...}} placeholders (the Environment)
+     * @param beanExists tells whether a bean name referenced by a key ({@code @name}) exists
+     */
+    public AnnotationLockOperationSource(PropertyResolver propertyResolver, Predicate<String> beanExists) {
+        this.propertyResolver = Objects.requireNonNull(propertyResolver, "propertyResolver");
+        this.beanExists = Objects.requireNonNull(beanExists, "beanExists");
+    }
+
+    @Override
+    public boolean isCandidateClass(Class<?> targetClass) {
+        return AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class);
+    }
+
+    @Override
+    public @Nullable LockOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+        if (method.getDeclaringClass() == Object.class) {
+            return null;
+        }
+        Object cached = cache.computeIfAbsent(new MethodClassKey(method, targetClass), key -> {
+            LockOperation operation = parse(method, targetClass);
+            return operation != null ? operation : NONE;
+        });
+        return cached instanceof LockOperation operation ? operation : null;
+    }
+
+    private @Nullable LockOperation parse(Method method, @Nullable Class<?> targetClass) {
+        Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+        Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+        // TYPE_HIERARCHY search: finds the annotation on the method, on a method it overrides or implements, and
+        // through composed annotations with @AliasFor.
+        DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        if (annotation == null && specific != method) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+        }
+        if (annotation == null) {
+            return null;
+        }
+        String where = userClass.getName() + "." + specific.getName();
+        if (Modifier.isStatic(specific.getModifiers())) {
+            throw invalid(where, "method", "a static method cannot be proxied");
+        }
+        String unsupported = ReturnKind.unsupported(specific.getReturnType());
+        if (unsupported != null) {
+            throw invalid(where, "return type", unsupported);
+        }
+        Class<?>[] parameters = specific.getParameterTypes();
+        if (parameters.length > 0 && parameters[parameters.length - 1].getName()
+                .equals("kotlin.coroutines.Continuation")) {
+            throw invalid(where, "method", "a suspending function cannot be held until it completes; return a Mono "
+                    + "or a CompletableFuture");
+        }
+        String name = resolve(where, "name", annotation.name()).strip();
+        if (name.isEmpty()) {
+            name = userClass.getSimpleName() + "." + specific.getName();
+        }
+        String keySource = annotation.key().strip();
+        Expression key = null;
+        if (!keySource.isEmpty()) {
+            try {
+                key = evaluator.parse(keySource, specific, userClass, beanExists);
+            }
+            catch (IllegalArgumentException ex) {
+                throw invalid(where, "key", ex.getMessage(), ex);
+            }
+        }
+        LockOptions options = LockOptions.defaults().withType(annotation.type());
+        Duration waitTime = duration(where, "waitTime", annotation.waitTime(), false);
+        if (waitTime != null) {
+            options = options.withWaitTime(waitTime);
+        }
+        Duration leaseTime = duration(where, "leaseTime", annotation.leaseTime(), true);
+        if (leaseTime != null) {
+            options = options.withLeaseTime(leaseTime);
+        }
+        return new LockOperation(specific, userClass, name, keySource, key, evaluator, options,
+                annotation.onTimeout());
+    }
+
+    private String resolve(String where, String attribute, String value) {
+        try {
+            return propertyResolver.resolveRequiredPlaceholders(value);
+        }
+        catch (IllegalArgumentException ex) {
+            throw invalid(where, attribute, ex.getMessage(), ex);
+        }
+    }
+
+    private @Nullable Duration duration(String where, String attribute, String value, boolean positive) {
+        String resolved = resolve(where, attribute, value).strip();
+        if (resolved.isEmpty()) {
+            return null;
+        }
+        Duration duration;
+        try {
+            duration = DurationStyle.detectAndParse(resolved);
+        }
+        catch (IllegalArgumentException ex) {
+            throw invalid(where, attribute, "'" + value + "' is not a duration (use e.g. \"3s\", \"500ms\", \"PT3S\" "
+                    + "or a number of milliseconds)", ex);
+        }
+        if (duration.isNegative() || (positive && duration.toMillis() < 1)) {
+            throw invalid(where, attribute, "'" + value + "' must be " + (positive ? "at least 1ms" : "zero or positive"));
+        }
+        return duration;
+    }
+
+    private static IllegalStateException invalid(String where, String attribute, String problem) {
+        return invalid(where, attribute, problem, null);
+    }
+
+    private static IllegalStateException invalid(String where, String attribute, String problem,
+            @Nullable Throwable cause) {
+        return new IllegalStateException("Invalid @DistributedLock on " + where + ": " + attribute + " " + problem,
+                cause);
+    }
+}

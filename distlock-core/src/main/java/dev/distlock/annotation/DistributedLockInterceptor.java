@@ -1,0 +1,118 @@
+package dev.distlock.annotation;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import dev.distlock.LockContext;
+import dev.distlock.LockHandle;
+import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.expression.BeanResolver;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Runs a {@link DistributedLock @DistributedLock} method in a scope of its lock: resolves the lock name, acquires
+ * through {@link LockService}, opens a {@link LockContext} scope around the invocation and releases afterwards.
+ * Reentrancy and leases belong to the lock service.
+ * <ul>
+ * <li>A method returning {@code CompletableFuture}/{@code CompletionStage} keeps the lock until the returned stage
+ * completes; the release then runs on a distlock thread, never on the thread that completed the stage (which may
+ * be a client's event loop).</li>
+ * <li>A method returning {@code Mono}/{@code Flux} is locked on each subscription, see {@link ReactorSupport}.</li>
+ * </ul>
+ */
+public class DistributedLockInterceptor implements MethodInterceptor, BeanFactoryAware {
+
+    private static final Logger logger = LoggerFactory.getLogger(DistributedLockInterceptor.class);
+
+    private final LockOperationSource operationSource;
+
+    private final Supplier<LockService> lockService;
+
+    private @Nullable BeanResolver beanResolver;
+
+    /**
+     * @param operationSource finds the operation of a method
+     * @param lockService the lock service, looked up on first use (so creating the advisor early does not create
+     *        the lock service before the post-processors that instrument it)
+     */
+    public DistributedLockInterceptor(LockOperationSource operationSource, Supplier<LockService> lockService) {
+        this.operationSource = Objects.requireNonNull(operationSource, "operationSource");
+        this.lockService = SingletonSupplier.of(Objects.requireNonNull(lockService, "lockService"));
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanResolver = new BeanFactoryResolver(beanFactory);
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = (target != null) ? AopProxyUtils.ultimateTargetClass(target) : null;
+        LockOperation operation = operationSource.getOperation(invocation.getMethod(), targetClass);
+        if (operation == null) {
+            return invocation.proceed();
+        }
+        String lockName = operation.lockName(invocation.getArguments(), target, beanResolver);
+        if (operation.returnKind() == ReturnKind.REACTIVE) {
+            return ReactorSupport.lockEachSubscription(invocation, operation, lockName, this::acquire);
+        }
+        LockHandle handle = acquire(operation, lockName);
+        if (handle == null) {
+            logger.debug("Skipped {}: lock '{}' not acquired", operation.describeMethod(), lockName);
+            return SkipValues.emptyValue(operation.method().getReturnType());
+        }
+        Object result;
+        try (LockContext.Scope scope = LockContext.enter(handle)) {
+            result = invocation.proceed();
+        }
+        catch (Throwable ex) {
+            releaseAfterFailure(handle, ex);
+            throw ex;
+        }
+        if (result instanceof CompletionStage<?> stage) {
+            return AsyncRelease.holdUntilComplete(stage, handle);
+        }
+        handle.unlock();
+        return result;
+    }
+
+    /**
+     * @return the handle, or {@code null} when the method is to be skipped
+     * @throws LockTimeoutException when not acquired in time and the operation says {@link OnTimeout#THROW}
+     */
+    @Nullable LockHandle acquire(LockOperation operation, String lockName) {
+        Optional<LockHandle> acquired = lockService.get().tryLock(lockName, operation.options());
+        if (acquired.isPresent()) {
+            return acquired.get();
+        }
+        if (operation.onTimeout() == OnTimeout.SKIP) {
+            return null;
+        }
+        throw new LockTimeoutException("Lock '" + lockName + "' of " + operation.describeMethod()
+                + " not acquired within " + operation.options().waitTime().map(Object::toString)
+                        .orElse("the configured distlock.wait-time"));
+    }
+
+    private static void releaseAfterFailure(LockHandle handle, Throwable failure) {
+        try {
+            handle.unlock();
+        }
+        catch (RuntimeException ex) {
+            failure.addSuppressed(ex);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package dev.distlock.annotation;
+
+import java.lang.reflect.Method;
+import java.util.Objects;
+
+import dev.distlock.LockOptions;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.Expression;
+import org.springframework.util.StringUtils;
+
+/**
+ * One annotated method, parsed and validated once at start-up: the lock name, the parsed key expression, the
+ * resolved options, what to do on timeout and how the return value is held. Immutable.
+ */
+public final class LockOperation {
+
+    private final Method method;
+
+    private final Class<?> targetClass;
+
+    private final String name;
+
+    private final String keySource;
+
+    private final @Nullable Expression key;
+
+    private final LockKeyEvaluator evaluator;
+
+    private final LockOptions options;
+
+    private final OnTimeout onTimeout;
+
+    private final ReturnKind returnKind;
+
+    LockOperation(Method method, Class<?> targetClass, String name, String keySource, @Nullable Expression key,
+            LockKeyEvaluator evaluator, LockOptions options, OnTimeout onTimeout) {
+        this.method = Objects.requireNonNull(method, "method");
+        this.targetClass = Objects.requireNonNull(targetClass, "targetClass");
+        if (!StringUtils.hasText(name)) {
+            throw new IllegalArgumentException("name must not be blank");
+        }
+        this.name = name;
+        this.keySource = Objects.requireNonNull(keySource, "keySource");
+        if (keySource.isEmpty() != (key == null)) {
+            throw new IllegalArgumentException("key and keySource must be given together");
+        }
+        this.key = key;
+        this.evaluator = Objects.requireNonNull(evaluator, "evaluator");
+        this.options = Objects.requireNonNull(options, "options");
+        this.onTimeout = Objects.requireNonNull(onTimeout, "onTimeout");
+        this.returnKind = ReturnKind.of(method.getReturnType());
+    }
+
+    /** @return the annotated method of the bean class */
+    public Method method() {
+        return method;
+    }
+
+    /** @return the bean class */
+    public Class<?> targetClass() {
+        return targetClass;
+    }
+
+    /** @return the lock group: the lock name without key */
+    public String name() {
+        return name;
+    }
+
+    /** @return the key expression as written, "" when the method has one lock */
+    public String keySource() {
+        return keySource;
+    }
+
+    /** @return the lock options */
+    public LockOptions options() {
+        return options;
+    }
+
+    /** @return what to do when the lock is not acquired in time */
+    public OnTimeout onTimeout() {
+        return onTimeout;
+    }
+
+    /** @return how the method's return value is held */
+    ReturnKind returnKind() {
+        return returnKind;
+    }
+
+    /**
+     * The lock name of one call: {@code name + ":" + key}, or just {@code name} without a key.
+     *
+     * @param args the call's arguments
+     * @param target the bean instance
+     * @param beanResolver resolves {@code @beanName} in the key, may be {@code null}
+     * @return the lock name
+     * @throws dev.distlock.LockException when the key fails, or evaluates to {@code null} or a blank string
+     */
+    public String lockName(Object[] args, @Nullable Object target, @Nullable BeanResolver beanResolver) {
+        Expression expression = key;
+        if (expression == null) {
+            return name;
+        }
+        return name + ":" + evaluator.evaluate(this, expression, args, target, beanResolver);
+    }
+
+    /** @return {@code Class.method} for messages */
+    public String describeMethod() {
+        return targetClass.getName() + "." + method.getName();
+    }
+
+    @Override
+    public String toString() {
+        return "LockOperation[" + describeMethod() + ", name=" + name + ", key=" + keySource + ", " + options
+                + ", onTimeout=" + onTimeout + "]";
+    }
+}

@@ -1,0 +1,106 @@
+package dev.distlock.annotation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+import dev.distlock.LockContext;
+import dev.distlock.LockHandle;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
+
+import org.springframework.aop.ProxyMethodInvocation;
+
+/**
+ * Locks a method returning {@code Mono} or {@code Flux} for each subscription, as Spring's reactive transaction
+ * support does: the lock is acquired when the returned publisher is subscribed (on a bounded-elastic thread, never
+ * blocking a non-blocking one), the method is invoked then, and the lock is released when that subscription
+ * completes, fails or is cancelled. A publisher that is never subscribed takes no lock; {@code retry()} and
+ * {@code repeat()} run the method again under a new lock.
+ * <p>
+ * The call chain of a reactive pipeline is its subscriber context: a locked publisher subscribed inside another
+ * one's pipeline with the same lock name re-enters that lock instead of waiting for it. Only loaded when Reactor is
+ * on the class path.
+ */
+final class ReactorSupport {
+
+    /** Context key of the handles of the enclosing locked publishers, innermost last. */
+    private static final String SCOPES = ReactorSupport.class.getName() + ".scopes";
+
+    private ReactorSupport() {
+    }
+
+    static boolean isReactive(Class<?> type) {
+        return type == Mono.class || type == Flux.class;
+    }
+
+    static Object empty(Class<?> type) {
+        return type == Mono.class ? Mono.empty() : Flux.empty();
+    }
+
+    static Object lockEachSubscription(MethodInvocation invocation, LockOperation operation, String lockName,
+            BiFunction<LockOperation, String, @Nullable LockHandle> acquire) {
+        Mono<LockHandle> lock = Mono.deferContextual(context -> Mono
+                .fromCallable(() -> inScopes(context, () -> acquire.apply(operation, lockName)))
+                .subscribeOn(Schedulers.boundedElastic()));
+        Function<LockHandle, Mono<Void>> release = handle -> Mono.<Void>fromRunnable(handle::unlock)
+                .subscribeOn(Schedulers.boundedElastic());
+        if (operation.method().getReturnType() == Mono.class) {
+            return Mono.usingWhen(lock, handle -> ((Mono<?>) invoke(invocation, handle))
+                    .contextWrite(context -> enclose(context, handle)), release, (h, error) -> release.apply(h),
+                    release);
+        }
+        return Flux.usingWhen(lock, handle -> ((Flux<?>) invoke(invocation, handle))
+                .contextWrite(context -> enclose(context, handle)), release, (h, error) -> release.apply(h),
+                release);
+    }
+
+    /** Invokes the method for one subscription, with the lock as the thread's scope while the method body runs. */
+    private static Object invoke(MethodInvocation invocation, LockHandle handle) {
+        // Each subscription runs the rest of the advice chain anew (e.g. a transaction inside the lock).
+        MethodInvocation call = invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone()
+                : invocation;
+        try (LockContext.Scope scope = LockContext.enter(handle)) {
+            Object result = call.proceed();
+            if (result == null) {
+                throw new IllegalStateException(invocation.getMethod() + " returned null instead of a publisher");
+            }
+            return result;
+        }
+        catch (RuntimeException | Error ex) {
+            throw ex;
+        }
+        catch (Throwable ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static Context enclose(Context context, LockHandle handle) {
+        List<LockHandle> scopes = new ArrayList<>(context.<List<LockHandle>>getOrDefault(SCOPES, List.of()));
+        scopes.add(handle);
+        return context.put(SCOPES, List.copyOf(scopes));
+    }
+
+    /** Runs the acquisition with the enclosing publishers' locks as the thread's scopes, so that they re-enter. */
+    private static @Nullable LockHandle inScopes(ContextView context, java.util.function.Supplier<@Nullable LockHandle> acquire) {
+        List<LockHandle> enclosing = context.getOrDefault(SCOPES, List.<LockHandle>of());
+        List<LockContext.Scope> opened = new ArrayList<>(enclosing.size());
+        try {
+            for (LockHandle handle : enclosing) {
+                opened.add(LockContext.enter(handle));
+            }
+            return acquire.get();
+        }
+        finally {
+            for (int i = opened.size() - 1; i >= 0; i--) {
+                opened.get(i).close();
+            }
+        }
+    }
+}

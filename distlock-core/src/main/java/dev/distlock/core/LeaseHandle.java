@@ -1,0 +1,216 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.distlock.LockHandle;
+import dev.distlock.spi.HeldLockInfo;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outermost acquisition of a lock: the lease a store granted. Reentrant holds in a scope
+ * ({@link ReentrantHandle}) count on top of it; the store is released when the last hold is released.
+ */
+final class LeaseHandle implements LockHandle, Lease {
+
+    /** Where the lease stands. */
+    enum State {
+        /** Held, as far as this JVM knows. */
+        HELD,
+        /** The watchdog or the store found the lease gone while held. */
+        LOST,
+        /** A fixed lease ran out before the unlock. */
+        EXPIRED,
+        /** Released (or the release was attempted). */
+        RELEASED
+    }
+
+    private final StoreLockService service;
+
+    private final LockRequest request;
+
+    private final long fencingToken;
+
+    private final LocalQueues.Entry localEntry;
+
+    private final boolean expires;
+
+    private final Instant acquiredAt = Instant.now();
+
+    private final long acquiredNanos = System.nanoTime();
+
+    /** When the lease ends unless renewed, as known here (measured from before the request was sent). */
+    private volatile long leaseDeadlineNanos;
+
+    private volatile long renewals;
+
+    private volatile @Nullable Instant lastRenewalAt;
+
+    private volatile long lastRenewalNanos;
+
+    private volatile @Nullable ScheduledFuture<?> expiry;
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+
+    /** 1 for this handle plus one per reentrant hold not yet released; 0 once the lock is being released. */
+    private final AtomicInteger holds = new AtomicInteger(1);
+
+    private final AtomicBoolean unlocked = new AtomicBoolean();
+
+    private final AtomicBoolean localReleased = new AtomicBoolean();
+
+    LeaseHandle(StoreLockService service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
+            long requestSentNanos, boolean expires) {
+        this.service = service;
+        this.request = request;
+        this.fencingToken = fencingToken;
+        this.localEntry = localEntry;
+        this.expires = expires;
+        this.lastRenewalNanos = requestSentNanos;
+        this.leaseDeadlineNanos = deadline(requestSentNanos, request.leaseTime());
+    }
+
+    /**
+     * The end of a lease as this JVM may count on it: from before the request was sent, less a margin for the
+     * clock rates of this JVM and the store differing (1 % + 2 ms, as Redlock allows for drift; at most a tenth of
+     * very short leases).
+     */
+    static long deadline(long sentNanos, Duration lease) {
+        long leaseNanos = lease.toNanos();
+        return sentNanos + leaseNanos - Math.min(leaseNanos / 100 + 2_000_000L, leaseNanos / 10);
+    }
+
+    @Override
+    public String name() {
+        return request.name();
+    }
+
+    @Override
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    @Override
+    public LockRequest request() {
+        return request;
+    }
+
+    StoreLockService service() {
+        return service;
+    }
+
+    LocalQueues.Entry localEntry() {
+        return localEntry;
+    }
+
+    @Override
+    public boolean isHeld() {
+        return !unlocked.get() && isLockHeld();
+    }
+
+    /** @return whether the lease (of this handle or a reentrant hold on it) can still be counted on */
+    boolean isLockHeld() {
+        return state.get() == State.HELD && (!expires || System.nanoTime() - leaseDeadlineNanos < 0)
+                && service.store().isHeld(this);
+    }
+
+    @Override
+    public void unlock() {
+        if (unlocked.compareAndSet(false, true)) {
+            releaseHold();
+        }
+    }
+
+    /**
+     * Adds a reentrant hold, atomically with respect to the release of the last one.
+     *
+     * @return the new hold, or {@code null} when the lock is being released or its lease can no longer be counted
+     *         on
+     */
+    @Nullable ReentrantHandle tryEnter() {
+        while (true) {
+            int current = holds.get();
+            if (current == 0 || !isLockHeld()) {
+                return null;
+            }
+            if (holds.compareAndSet(current, current + 1)) {
+                return new ReentrantHandle(this);
+            }
+        }
+    }
+
+    /** Drops one hold; the last one releases the lock in the store. */
+    void releaseHold() {
+        if (holds.decrementAndGet() == 0) {
+            service.release(this);
+        }
+    }
+
+    /** @return the state before; the lease is {@link State#RELEASED} from now on */
+    State markReleased() {
+        return state.getAndSet(State.RELEASED);
+    }
+
+    boolean markLost() {
+        return state.compareAndSet(State.HELD, State.LOST);
+    }
+
+    boolean markExpired() {
+        return state.compareAndSet(State.HELD, State.EXPIRED);
+    }
+
+    void renewed(long sentNanos) {
+        leaseDeadlineNanos = deadline(sentNanos, request.leaseTime());
+        lastRenewalNanos = sentNanos;
+        lastRenewalAt = Instant.now();
+        renewals++;
+    }
+
+    /** @return whether the lease can have run out by now (renewals failing) */
+    boolean pastDeadline(long nowNanos) {
+        return expires && nowNanos - leaseDeadlineNanos >= 0;
+    }
+
+    long leaseDeadlineNanos() {
+        return leaseDeadlineNanos;
+    }
+
+    long lastRenewalNanos() {
+        return lastRenewalNanos;
+    }
+
+    void expireWith(ScheduledFuture<?> task) {
+        expiry = task;
+    }
+
+    /** Lets the next thread of this JVM compete for the lock. Runs once. */
+    void releaseLocal() {
+        if (localReleased.compareAndSet(false, true)) {
+            ScheduledFuture<?> pending = expiry;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+            service.leaveLocal(this);
+        }
+    }
+
+    HeldLockInfo info(long nowNanos) {
+        Duration remaining = expires ? Duration.ofNanos(Math.max(0, leaseDeadlineNanos - nowNanos))
+                : request.leaseTime();
+        return new HeldLockInfo(request.name(), fencingToken, acquiredAt, Duration.ofNanos(nowNanos - acquiredNanos),
+                remaining, request.watchdog(), renewals, lastRenewalAt);
+    }
+
+    @Override
+    public String toString() {
+        return "LockHandle[" + request.name() + ", fencingToken=" + fencingToken
+                + (request.shared() ? ", read" : "") + "]";
+    }
+}

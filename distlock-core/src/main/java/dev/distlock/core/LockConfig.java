@@ -1,0 +1,58 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.LockDefaults;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Settings of the store-neutral engine, validated in the constructor: a bad value fails with a message naming the
+ * {@code distlock.*} property it is bound from.
+ *
+ * @param waitTime default wait for calls that leave it unset ({@code distlock.wait-time}); zero tries once
+ * @param leaseTime the watchdog lease ({@code distlock.lease-time}), renewed every third of it
+ * @param onLeaseLost what the caller sees after a lost lease ({@code distlock.on-lease-lost})
+ */
+public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost) {
+
+    private static final LockConfig DEFAULTS = new LockConfig(DurationStyle.detectAndParse(LockDefaults.WAIT_TIME),
+            DurationStyle.detectAndParse(LockDefaults.LEASE_TIME), OnLeaseLost.valueOf(
+                    LockDefaults.ON_LEASE_LOST.toUpperCase(java.util.Locale.ROOT)));
+
+    /**
+     * Validates the settings.
+     */
+    public LockConfig {
+        Objects.requireNonNull(onLeaseLost, "distlock.on-lease-lost must be log or throw");
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new IllegalArgumentException("distlock.wait-time must not be negative: " + waitTime);
+        }
+        if (leaseTime == null || leaseTime.toMillis() < 3) {
+            // Renewed every third of it: below 3 ms there is nothing left to renew with.
+            throw new IllegalArgumentException("distlock.lease-time must be at least 3ms: " + leaseTime);
+        }
+    }
+
+    /** @return the documented defaults */
+    public static LockConfig defaults() {
+        return DEFAULTS;
+    }
+
+    /** @param waitTime the default wait @return a copy with it */
+    public LockConfig withWaitTime(Duration waitTime) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+    }
+
+    /** @param leaseTime the watchdog lease @return a copy with it */
+    public LockConfig withLeaseTime(Duration leaseTime) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+    }
+
+    /** @param onLeaseLost the lease-lost policy @return a copy with it */
+    public LockConfig withOnLeaseLost(OnLeaseLost onLeaseLost) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+    }
+}

@@ -1,0 +1,131 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.distlock.LockException;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The wait loop of one acquisition: queue behind this JVM's other threads that want the same name, then ask the
+ * store until it grants the lock or the wait time is over. Between attempts the thread sleeps until the store
+ * hands it the lock ({@link LocalQueues#released}), until the store's suggested retry time, or at most
+ * {@link #MAX_RECHECK}, whichever comes first.
+ */
+final class StoreAcquirer {
+
+    /** Bound on how long a waiter trusts notifications alone: one can be lost while the store reconnects. */
+    static final Duration MAX_RECHECK = Duration.ofMillis(500);
+
+    private static final long MAX_RECHECK_NANOS = MAX_RECHECK.toNanos();
+
+    private final StoreLockService service;
+
+    private final LockStore store;
+
+    private final LocalQueues queues;
+
+    StoreAcquirer(StoreLockService service, LockStore store, LocalQueues queues) {
+        this.service = service;
+        this.store = store;
+        this.queues = queues;
+    }
+
+    /**
+     * @return the handle, or {@code null} when the deadline passed
+     * @throws dev.distlock.LockUnavailableException when the store cannot answer
+     * @throws LockException when interrupted
+     */
+    @Nullable LeaseHandle acquire(LockRequest request, long deadline) {
+        LocalQueues.Entry entry = queues.join(request.name(), request.shared());
+        LeaseHandle handle = null;
+        try {
+            if (!entry.permit.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                return null;
+            }
+            try {
+                handle = compete(request, entry, deadline);
+            }
+            finally {
+                if (handle == null || request.shared()) {
+                    entry.permit.release(); // a reader holds no local permit: the next reader may go at once
+                }
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw interrupted(request);
+        }
+        finally {
+            if (handle == null) {
+                queues.leave(entry);
+            }
+        }
+        return handle;
+    }
+
+    private @Nullable LeaseHandle compete(LockRequest request, LocalQueues.Entry entry, long deadline) {
+        entry.compete(request.ownerToken());
+        try {
+            boolean retry = false;
+            while (true) {
+                long sent = System.nanoTime();
+                Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
+                if (attempt.isAcquired()) {
+                    return new LeaseHandle(service, request, attempt.fencingToken(), entry, sent,
+                            store.leasesExpire());
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    store.cancel(request);
+                    return null;
+                }
+                retry = true;
+                awaitTurn(request, entry, deadline, attempt.retryAfterMillis());
+            }
+        }
+        finally {
+            entry.stopCompeting();
+        }
+    }
+
+    /**
+     * Sleeps until it is worth trying again: the store handed the lock to this waiter, a reservation for another
+     * waiter ended, the suggested retry time came, or the deadline (for one last attempt).
+     */
+    private void awaitTurn(LockRequest request, LocalQueues.Entry entry, long deadline, long retryAfterMillis) {
+        long retryAt = System.nanoTime() + Math.min(retryAfterMillis * 1_000_000L, MAX_RECHECK_NANOS);
+        while (true) {
+            if (entry.wakeNow) {
+                break;
+            }
+            long now = System.nanoTime();
+            long wakeAt = retryAt;
+            long recheck = entry.recheckAtNanos;
+            if (recheck != 0 && recheck - wakeAt < 0) {
+                wakeAt = recheck;
+            }
+            if (deadline - wakeAt < 0) {
+                wakeAt = deadline;
+            }
+            if (now - wakeAt >= 0) {
+                break;
+            }
+            LockSupport.parkNanos(this, wakeAt - now);
+            if (Thread.interrupted()) {
+                store.cancel(request);
+                Thread.currentThread().interrupt();
+                throw interrupted(request);
+            }
+        }
+        entry.wakeNow = false;
+        entry.recheckAtNanos = 0;
+    }
+
+    private static LockException interrupted(LockRequest request) {
+        return new LockException("Interrupted while waiting for lock '" + request.name() + "'");
+    }
+}

@@ -1,0 +1,167 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.LockListener;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.WatchdogStatus;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One scheduler thread for all held locks. Every {@code lease-time / 3} it asks the store to renew every watchdog
+ * lease in one batch call ({@link LockStore#renew}). A lease is lost when the store says it is gone or owned by
+ * another, or when its deadline passes without a successful renewal (store unreachable).
+ * <p>
+ * The same thread also ends fixed leases locally when they run out without an unlock.
+ */
+final class Watchdog {
+
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+
+    private final LockStore store;
+
+    private final LockListener listener;
+
+    private final Consumer<LeaseHandle> onLost;
+
+    private final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
+
+    private final ScheduledThreadPoolExecutor scheduler;
+
+    private final long periodMillis;
+
+    private volatile @Nullable ScheduledFuture<?> task;
+
+    private volatile @Nullable Instant lastRunAt;
+
+    private volatile @Nullable Instant lastSuccessAt;
+
+    private volatile int consecutiveFailures;
+
+    Watchdog(LockStore store, Duration leaseTime, LockListener listener, Consumer<LeaseHandle> onLost) {
+        this.store = store;
+        this.listener = listener;
+        this.onLost = onLost;
+        this.periodMillis = Math.max(1, leaseTime.toMillis() / 3);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "distlock-watchdog");
+            thread.setDaemon(true);
+            return thread;
+        });
+        // Cancelled fixed-lease expiries must not pile up in the queue.
+        scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    synchronized void start() {
+        if (task == null && !scheduler.isShutdown()) {
+            task = scheduler.scheduleWithFixedDelay(this::renewAll, periodMillis, periodMillis,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    void add(LeaseHandle handle) {
+        leases.add(handle);
+    }
+
+    void remove(LeaseHandle handle) {
+        leases.remove(handle);
+    }
+
+    /** Runs the action when the handle's fixed lease has run out. */
+    void expireAt(LeaseHandle handle, Consumer<LeaseHandle> onExpired) {
+        try {
+            long delay = handle.leaseDeadlineNanos() - System.nanoTime();
+            handle.expireWith(scheduler.schedule(() -> onExpired.accept(handle), delay, TimeUnit.NANOSECONDS));
+        }
+        catch (RejectedExecutionException ex) {
+            // Shutting down: the lease ends with the service.
+        }
+    }
+
+    /** Renews every watchdog lease; runs on the scheduler thread only. */
+    void renewAll() {
+        // Everything is caught: an exception escaping a periodic task would silently cancel all later runs.
+        try {
+            lastRunAt = Instant.now();
+            List<LeaseHandle> due = new ArrayList<>(leases);
+            if (due.isEmpty()) {
+                succeeded();
+                return;
+            }
+            long sent = System.nanoTime();
+            List<RenewalResult> results = renew(due);
+            int[] counts = new int[RenewalResult.values().length];
+            for (int i = 0; i < due.size(); i++) {
+                LeaseHandle handle = due.get(i);
+                RenewalResult result = results.get(i);
+                if (result == RenewalResult.RENEWED) {
+                    handle.renewed(sent);
+                }
+                else if (result == RenewalResult.LOST || handle.pastDeadline(System.nanoTime())) {
+                    onLost.accept(handle);
+                }
+                counts[result.ordinal()]++;
+            }
+            if (counts[RenewalResult.ERROR.ordinal()] == 0) {
+                succeeded();
+            }
+            else {
+                consecutiveFailures++;
+            }
+            for (RenewalResult result : RenewalResult.values()) {
+                if (counts[result.ordinal()] > 0) {
+                    listener.renewed(result, counts[result.ordinal()]);
+                }
+            }
+        }
+        catch (Throwable ex) {
+            log.warn("Lease watchdog run failed", ex);
+        }
+    }
+
+    private List<RenewalResult> renew(List<LeaseHandle> due) {
+        try {
+            List<RenewalResult> results = store.renew(due);
+            if (results.size() != due.size()) {
+                throw new IllegalStateException("The lock store answered " + results.size() + " renewals for "
+                        + due.size() + " leases");
+            }
+            return results;
+        }
+        catch (LockUnavailableException ex) {
+            log.debug("Lease renewal failed: {}", ex.getMessage());
+            return java.util.Collections.nCopies(due.size(), RenewalResult.ERROR);
+        }
+    }
+
+    private void succeeded() {
+        lastSuccessAt = Instant.now();
+        consecutiveFailures = 0;
+    }
+
+    WatchdogStatus status() {
+        long now = System.nanoTime();
+        long lateNanos = 2 * periodMillis * 1_000_000L;
+        boolean onTime = leases.stream().noneMatch(h -> now - h.lastRenewalNanos() > lateNanos);
+        return new WatchdogStatus(task != null && !scheduler.isShutdown(), leases.size(), lastRunAt, lastSuccessAt,
+                consecutiveFailures, onTime);
+    }
+}

@@ -1,0 +1,23 @@
+package dev.distlock.spi;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Read-only view of the locks this instance holds, of its watchdog and of its store, for the actuator endpoint and
+ * health.
+ */
+public interface HeldLockRegistry {
+
+    /** @return the locks held now, oldest first */
+    List<HeldLockInfo> heldLocks();
+
+    /** @return the watchdog state */
+    WatchdogStatus watchdogStatus();
+
+    /**
+     * @param timeout how long to wait for the store
+     * @return whether the store answers now
+     */
+    StoreHealth storeHealth(Duration timeout);
+}

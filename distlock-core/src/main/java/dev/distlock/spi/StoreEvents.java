@@ -1,0 +1,27 @@
+package dev.distlock.spi;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link LockStore} tells the engine as it happens, so that waiting threads wake up at once instead of on
+ * their next re-check.
+ */
+public interface StoreEvents {
+
+    /**
+     * A lock was released somewhere (on any node).
+     *
+     * @param name the lock name
+     * @param handedTo the owner token of the waiter the store reserved the lock for, or {@code null} when it is
+     *        simply free: that waiter should try at once, the others after the reservation ends
+     * @param reservedMillis how long the reservation for {@code handedTo} lasts
+     */
+    void released(String name, @Nullable String handedTo, long reservedMillis);
+
+    /**
+     * The store knows that a lease it granted is gone (e.g. the session that held it ended).
+     *
+     * @param ownerToken the owner token of the lost lease
+     */
+    void leaseLost(String ownerToken);
+}

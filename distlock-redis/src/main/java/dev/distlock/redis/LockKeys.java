@@ -1,0 +1,50 @@
+package dev.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The Redis keys of one lock name. All share one hash tag, so a lock's keys live in one Redis Cluster slot and its
+ * scripts can touch them together; every key starts with the configured prefix and a colon.
+ * <p>
+ * A name without braces is its own hash tag: {@code <prefix>:{<name>}}. A name with a brace cannot be (Redis would
+ * cut the tag at its first {@code '}'}, and a name starting with {@code '}'} would leave an empty tag and spread
+ * the keys over slots), so its tag is a hash of the name and the name follows it:
+ * {@code <prefix>:{#<hash>}:<name>}. Both forms are distinct for distinct names.
+ */
+final class LockKeys {
+
+    final byte[] lock;
+
+    final byte[] waiters;
+
+    final byte[] readers;
+
+    final byte[] writer;
+
+    private LockKeys(String base) {
+        this.lock = base.getBytes(StandardCharsets.UTF_8);
+        this.waiters = (base + ":waiters").getBytes(StandardCharsets.UTF_8);
+        this.readers = (base + ":readers").getBytes(StandardCharsets.UTF_8);
+        this.writer = (base + ":writer").getBytes(StandardCharsets.UTF_8);
+    }
+
+    static LockKeys of(String prefix, String name) {
+        return new LockKeys(lockKey(prefix, name));
+    }
+
+    static String lockKey(String prefix, String name) {
+        if (name.indexOf('{') < 0 && name.indexOf('}') < 0) {
+            return prefix + ":{" + name + "}";
+        }
+        return prefix + ":{#" + Integer.toHexString(name.hashCode()) + "}:" + name;
+    }
+
+    /** @return all four keys, as the acquire and release scripts take them */
+    byte[][] all() {
+        return new byte[][] { lock, waiters, readers, writer };
+    }
+
+    static byte[] channel(String prefix) {
+        return (prefix + ":released").getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.distlock.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script loaded from a {@code .lua} resource next to this class, run with {@code EVALSHA} (one round trip)
+ * and sent in full with {@code EVAL} only when the server does not know it yet (after a restart, a failover or
+ * {@code SCRIPT FLUSH}).
+ *
+ * @param name the resource name, for messages
+ * @param body the script
+ * @param sha1 its SHA-1, as {@code EVALSHA} wants it
+ * @param multiReply whether it returns a list (else an integer)
+ */
+record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
+
+    static final LuaScript ACQUIRE = load("acquire.lua", false);
+
+    static final LuaScript RELEASE = load("release.lua", false);
+
+    static final LuaScript RENEW = load("renew.lua", true);
+
+    static LuaScript load(String resource, boolean multiReply) {
+        try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing script resource " + resource);
+            }
+            byte[] body = in.readAllBytes();
+            return new LuaScript(resource, body, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+                    .digest(body)), multiReply);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** @return the decimal digits of the value, as script arguments are sent */
+    static byte[] arg(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** @return whether the failure (or one of its causes) is Redis' "NOSCRIPT" error */
+    static boolean isNoScript(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null && message.contains("NOSCRIPT")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "LuaScript[" + name + ", " + sha1 + "]";
+    }
+}

@@ -1,0 +1,71 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+
+import dev.distlock.spi.LockDefaults;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Settings of the {@link RedisLockStore}, validated in the constructor; messages name the {@code distlock.*}
+ * property each setting is bound from, so a bad value fails start-up with the property at fault.
+ *
+ * @param keyPrefix namespace of every Redis key ({@code distlock.key-prefix})
+ * @param commandTimeout bound on each Redis call of the lock path ({@code distlock.command-timeout})
+ * @param minReplicas replicas that must acknowledge a lock write before an acquire returns
+ *        ({@code distlock.replication.min-replicas}); 0 does not wait
+ * @param replicationTimeout how long an acquire waits for those acknowledgements
+ *        ({@code distlock.replication.timeout})
+ */
+public record RedisLockConfig(String keyPrefix, Duration commandTimeout, int minReplicas,
+        Duration replicationTimeout) {
+
+    private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
+            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT), Integer.parseInt(LockDefaults.MIN_REPLICAS),
+            DurationStyle.detectAndParse(LockDefaults.REPLICATION_TIMEOUT));
+
+    /**
+     * Validates the settings.
+     */
+    public RedisLockConfig {
+        require(keyPrefix != null && !keyPrefix.isBlank(), "distlock.key-prefix must not be blank");
+        require(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+                "distlock.key-prefix must not contain '{' or '}' (they would break Redis Cluster hash tags): "
+                        + keyPrefix);
+        require(commandTimeout != null && commandTimeout.toMillis() >= 1,
+                "distlock.command-timeout must be at least 1ms: " + commandTimeout);
+        require(minReplicas >= 0, "distlock.replication.min-replicas must not be negative: " + minReplicas);
+        require(replicationTimeout != null && replicationTimeout.toMillis() >= 1,
+                "distlock.replication.timeout must be at least 1ms: " + replicationTimeout);
+    }
+
+    /** @return the documented defaults */
+    public static RedisLockConfig defaults() {
+        return DEFAULTS;
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** @param keyPrefix the key prefix @return a copy with it */
+    public RedisLockConfig withKeyPrefix(String keyPrefix) {
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout);
+    }
+
+    /** @param commandTimeout the Redis call bound @return a copy with it */
+    public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout);
+    }
+
+    /**
+     * @param minReplicas replicas that must acknowledge a lock write
+     * @param timeout how long to wait for them
+     * @return a copy with them
+     */
+    public RedisLockConfig withReplication(int minReplicas, Duration timeout) {
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout);
+    }
+}

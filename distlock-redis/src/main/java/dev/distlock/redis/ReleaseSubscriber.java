@@ -1,0 +1,127 @@
+package dev.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.spi.StoreEvents;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * The one pub/sub subscription of the application: when a release hands a lock to a waiter, {@code release.lua}
+ * publishes the lock name and that waiter's owner token on {@code <prefix>:released}, and this wakes the local
+ * waiters of that name.
+ * <p>
+ * Once subscribed, the client re-subscribes by itself after Redis comes back. Until the first subscription
+ * succeeds (Redis down at start-up), a daemon thread retries every second with a fresh container: a container that
+ * failed to start counts as started and would never try again.
+ */
+final class ReleaseSubscriber implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
+
+    private static final long RETRY_MILLIS = 1000;
+
+    private final RedisConnectionFactory connectionFactory;
+
+    private final String channel;
+
+    private final long reservedMillis;
+
+    private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "distlock-redis-subscribe");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private volatile @Nullable RedisMessageListenerContainer container;
+
+    private volatile boolean closed;
+
+    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis) {
+        this.connectionFactory = connectionFactory;
+        this.channel = new String(channel, StandardCharsets.UTF_8);
+        this.reservedMillis = reservedMillis;
+    }
+
+    /** Subscribes now, or keeps trying in the background until it can. */
+    void start(StoreEvents events) {
+        retries.execute(() -> subscribe(events));
+    }
+
+    /** @return whether the subscription is active (for tests) */
+    boolean isSubscribed() {
+        RedisMessageListenerContainer current = container;
+        return current != null && current.isListening();
+    }
+
+    private void subscribe(StoreEvents events) {
+        if (closed) {
+            return;
+        }
+        RedisMessageListenerContainer next = newContainer(events);
+        try {
+            next.start();
+            if (next.isListening()) {
+                container = next;
+                if (closed) {
+                    destroy(next);
+                }
+                retries.shutdown(); // from now on the client re-subscribes by itself
+                return;
+            }
+            log.debug("Release notifications not subscribed yet; retrying in {} ms", RETRY_MILLIS);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Could not subscribe to lock release notifications yet ({}); retrying in {} ms", ex.getMessage(),
+                    RETRY_MILLIS);
+        }
+        destroy(next);
+        if (!closed) {
+            retries.schedule(() -> subscribe(events), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private RedisMessageListenerContainer newContainer(StoreEvents events) {
+        RedisMessageListenerContainer next = new RedisMessageListenerContainer();
+        next.setConnectionFactory(connectionFactory);
+        // Dispatch on the client's thread: the work is a map lookup and an unpark, cheaper than a thread hop.
+        next.setTaskExecutor(Runnable::run);
+        next.addMessageListener((message, pattern) -> {
+            // "<lock name>\n<owner token of the waiter it was handed to>"; tokens never contain a newline
+            String body = new String(message.getBody(), StandardCharsets.UTF_8);
+            int separator = body.lastIndexOf('\n');
+            if (separator > 0) {
+                events.released(body.substring(0, separator), body.substring(separator + 1), reservedMillis);
+            }
+        }, new ChannelTopic(channel));
+        next.afterPropertiesSet();
+        return next;
+    }
+
+    private static void destroy(RedisMessageListenerContainer container) {
+        try {
+            container.destroy();
+        }
+        catch (Exception ex) {
+            log.debug("Could not close a release listener container", ex);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        retries.shutdownNow();
+        RedisMessageListenerContainer current = container;
+        if (current != null) {
+            destroy(current);
+        }
+    }
+}

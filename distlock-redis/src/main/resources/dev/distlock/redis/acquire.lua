@@ -1,0 +1,125 @@
+-- Acquires a lock atomically with its lease and a fencing token, exclusively (REENTRANT, FAIR, WRITE) or shared
+-- with other readers (READ).
+-- KEYS[1] lock key      "<prefix>:{<name>}", expiring with the holder's lease:
+--                       "<owner token>:<fencing token>"   an exclusive holder; a trailing "+" means someone waits,
+--                                                          so its release must hand the lock over
+--                       "r"                               readers hold it (until the latest reader lease ends)
+--                       "~<owner token>:<fencing token>"  a release reserved it for that waiter (see release.lua)
+--                       absent                            free
+-- KEYS[2] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> arrival (server µs)
+-- KEYS[3] readers key   "<prefix>:{<name>}:readers" sorted set: owner token -> end of its lease (server ms)
+-- KEYS[4] writer key    "<prefix>:{<name>}:writer"  the owner token of an exclusive request waiting for readers
+--                                                  to leave; new readers queue behind it (expires in 1 s unless
+--                                                  that request keeps asking)
+-- ARGV[1] owner token (unguessable, one per acquisition)
+-- ARGV[2] lease in ms
+-- ARGV[3] ms the caller is still prepared to wait (0 = last attempt, not recorded as a waiter)
+-- ARGV[4] '1' when the caller was refused before, '0' on its first attempt
+-- ARGV[5] 'w' exclusive, 'r' shared
+-- Returns the fencing token (> 0) when acquired, else -(ms after which trying again makes sense) (at most -1).
+-- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot. The uncontended exclusive
+-- path is GET, TIME, SET: the rest happens only under contention or for readers.
+
+local token = ARGV[1]
+local lease = tonumber(ARGV[2])
+local wait = tonumber(ARGV[3])
+local retry = ARGV[4] == '1'
+local shared = ARGV[5] == 'r'
+local WRITER_INTENT_MS = 1000
+
+local function now_us()
+    local now = redis.call('TIME')
+    return tonumber(now[1]) * 1000000 + tonumber(now[2])
+end
+
+-- Not acquired: record the caller as a waiter in arrival order (if it will wait), flag an exclusive holder so
+-- that its release hands the lock over, and tell the caller when to try again without a notification.
+local function refuse(current)
+    if wait > 0 then
+        redis.call('ZADD', KEYS[2], 'NX', now_us(), token)
+        if redis.call('PTTL', KEYS[2]) < wait then
+            redis.call('PEXPIRE', KEYS[2], wait)
+        end
+        if current == 'r' and not shared then
+            redis.call('SET', KEYS[4], token, 'PX', WRITER_INTENT_MS)
+        end
+        if current and current ~= 'r' and string.byte(current, 1) ~= 126 and string.byte(current, -1) ~= 43 then
+            redis.call('APPEND', KEYS[1], '+') -- 126 '~' a reservation, 43 '+' already flagged
+        end
+    end
+    local ttl
+    if current then
+        ttl = redis.call('PTTL', KEYS[1])
+    else
+        ttl = redis.call('PTTL', KEYS[4])
+    end
+    if ttl < 1 then
+        return -1
+    end
+    return -ttl
+end
+
+local current = redis.call('GET', KEYS[1])
+local last_fence = 0
+if current then
+    if string.byte(current, 1) == 126 then
+        local reserved = '~' .. token .. ':'
+        if string.sub(current, 1, #reserved) ~= reserved then
+            return refuse(current) -- reserved for an earlier waiter
+        end
+        last_fence = tonumber(string.sub(current, #reserved + 1))
+    elseif current == 'r' then
+        -- Readers hold it: a writer waits; a reader joins unless a writer waits (or writers would starve).
+        if not shared or redis.call('EXISTS', KEYS[4]) == 1 then
+            return refuse(current)
+        end
+    else
+        local mine = token .. ':'
+        if string.sub(current, 1, #mine) == mine then
+            -- A retry of an acquire whose reply was lost: same fencing token, lease refreshed (idempotent).
+            redis.call('PEXPIRE', KEYS[1], lease)
+            local fence = string.sub(current, #mine + 1)
+            if string.byte(fence, -1) == 43 then
+                fence = string.sub(fence, 1, -2)
+            end
+            return tonumber(fence)
+        end
+        return refuse(current)
+    end
+elseif shared and redis.call('EXISTS', KEYS[4]) == 1 then
+    return refuse(current)
+end
+
+-- Fencing: above the last token the key still carries (a reservation passes it on) and at least the server
+-- clock in microseconds. Every token ever issued for the name was at most the clock when it was issued, so a
+-- token is above all earlier ones even when Redis forgot them (a restart from an older snapshot, a failover to a
+-- replica that lagged, a released key that was deleted): strictly increasing as long as the server clock does not
+-- go back by more than the time between two holders.
+local now = now_us()
+local fence = math.max(last_fence + 1, now)
+if retry then
+    redis.call('ZREM', KEYS[2], token) -- no longer waiting
+end
+if shared then
+    redis.call('ZADD', KEYS[3], math.floor(now / 1000) + lease, token)
+    if redis.call('PTTL', KEYS[3]) < lease then
+        redis.call('PEXPIRE', KEYS[3], lease)
+    end
+    if current ~= 'r' then
+        redis.call('SET', KEYS[1], 'r', 'PX', lease)
+    elseif redis.call('PTTL', KEYS[1]) < lease then
+        redis.call('PEXPIRE', KEYS[1], lease)
+    end
+    return fence
+end
+local value = token .. ':' .. string.format('%.0f', fence)
+if retry then
+    if redis.call('GET', KEYS[4]) == token then
+        redis.call('DEL', KEYS[4]) -- its own intent; other waiting writers set theirs again when they retry
+    end
+    if redis.call('EXISTS', KEYS[2]) == 1 then
+        value = value .. '+'
+    end
+end
+redis.call('SET', KEYS[1], value, 'PX', lease)
+return fence

@@ -1,0 +1,88 @@
+-- Releases a lock if, and only if, the caller still holds it, and hands it to the longest-waiting waiter; or
+-- undoes everything a request that gave up may hold.
+-- KEYS[1] lock key, KEYS[2] waiters key, KEYS[3] readers key, KEYS[4] writer key (see acquire.lua)
+-- ARGV[1] the owner token of the acquisition
+-- ARGV[2] release channel, ARGV[3] the lock name, ARGV[4] hand-off window in ms
+-- ARGV[5] 'w' release an exclusive lock, 'r' release a shared lock, 'c' the request gave up: forget its waiter
+--         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
+--         reply never came)
+-- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
+-- Returns 1 when released, 0 when the lease had expired or another owner holds the lock.
+-- The uncontended exclusive path is GET, DEL: a released lock leaves no key behind.
+
+local token = ARGV[1]
+local mode = ARGV[5]
+
+-- Hands the lock to the waiter that came first and wakes only it; nobody else may take it during the window.
+-- A waiter that is gone costs that one window: it is no longer in the queue afterwards.
+local function hand_off(fence)
+    local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+    if not next then
+        redis.call('DEL', KEYS[1])
+        return
+    end
+    redis.call('ZREM', KEYS[2], next)
+    -- Publish before writing: a user without the channel permission fails here, with nothing changed.
+    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next)
+    redis.call('SET', KEYS[1], '~' .. next .. ':' .. fence, 'PX', ARGV[4])
+end
+
+local function release_shared()
+    local lease_end = redis.call('ZSCORE', KEYS[3], token)
+    if not lease_end then
+        return 0
+    end
+    redis.call('ZREM', KEYS[3], token)
+    local now = redis.call('TIME')
+    local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+    if tonumber(lease_end) <= now_ms then
+        return 0
+    end
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
+    if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('GET', KEYS[1]) == 'r' then
+        hand_off('0')
+    end
+    return 1
+end
+
+-- current: the lock key's value, known to start with "<token>:"
+local function release_exclusive(current, fence)
+    local flagged = string.byte(current, -1) == 43 -- '+': someone waits
+    if not flagged then
+        redis.call('DEL', KEYS[1])
+        return 1
+    end
+    if not fence then
+        fence = string.sub(current, #token + 2, -2)
+    end
+    hand_off(fence)
+    return 1
+end
+
+if mode == 'r' then
+    return release_shared()
+end
+local current = redis.call('GET', KEYS[1])
+local mine = token .. ':'
+if mode == 'w' then
+    if not current or string.sub(current, 1, #mine) ~= mine then
+        return 0
+    end
+    return release_exclusive(current, ARGV[6])
+end
+redis.call('ZREM', KEYS[2], token)
+if redis.call('GET', KEYS[4]) == token then
+    redis.call('DEL', KEYS[4])
+end
+if not current then
+    return 1
+end
+local reserved = '~' .. mine
+if string.sub(current, 1, #reserved) == reserved then
+    hand_off(string.sub(current, #reserved + 1))
+elseif string.sub(current, 1, #mine) == mine then
+    release_exclusive(current, nil)
+elseif current == 'r' then
+    release_shared()
+end
+return 1

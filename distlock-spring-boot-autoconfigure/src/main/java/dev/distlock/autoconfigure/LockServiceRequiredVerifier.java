@@ -1,0 +1,49 @@
+package dev.distlock.autoconfigure;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+import dev.distlock.LockService;
+import dev.distlock.annotation.DistributedLockMethodValidator;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * Fails application start-up when {@code @DistributedLock} methods exist but there is no {@link LockService} to lock
+ * them with (no usable lock store): locking is never silently off unless {@code distlock.enabled=false}.
+ */
+final class LockServiceRequiredVerifier implements SmartInitializingSingleton {
+
+    private final DistributedLockMethodValidator validator;
+
+    private final ObjectProvider<LockService> lockServices;
+
+    LockServiceRequiredVerifier(DistributedLockMethodValidator validator, ObjectProvider<LockService> lockServices) {
+        this.validator = validator;
+        this.lockServices = lockServices;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        validator.annotatedMethod().ifPresent(method -> {
+            if (lockServices.getIfAvailable() == null) {
+                throw new IllegalStateException("@DistributedLock on " + method + " needs a lock store, but no "
+                        + "LockService could be configured: " + reason() + ". Set distlock.enabled=false to run "
+                        + "annotated methods without locks.");
+            }
+        });
+    }
+
+    private static String reason() {
+        ClassLoader classLoader = LockServiceRequiredVerifier.class.getClassLoader();
+        String present = Arrays.stream(LockStoreKind.values()).filter(kind -> kind.isPresent(classLoader))
+                .map(LockStoreKind::id).collect(Collectors.joining(", "));
+        if (present.isEmpty()) {
+            return "no lock store is on the class path (add distlock-spring-boot-starter for Redis, "
+                    + "-starter-jdbc or -starter-zookeeper)";
+        }
+        return "the store on the class path (" + present + ") has no client bean to work with (for Redis a "
+                + "RedisConnectionFactory, for JDBC a DataSource, for ZooKeeper distlock.zookeeper.*)";
+    }
+}

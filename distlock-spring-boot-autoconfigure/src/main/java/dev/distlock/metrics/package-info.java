@@ -1,6 +1,0 @@
-/**
- * Micrometer integration of distlock: the meters of the contract ({@code distlock.acquire}, {@code distlock.held},
- * {@code distlock.release}, {@code distlock.lease.lost}, {@code distlock.renewal}) and optional observations for
- * tracing, both as {@link dev.distlock.spi.LockListener engine listeners}.
- */
-package dev.distlock.metrics;

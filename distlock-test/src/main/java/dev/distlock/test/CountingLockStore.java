@@ -1,0 +1,107 @@
+package dev.distlock.test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.StoreHealth;
+
+/**
+ * A {@link LockStore} that counts the calls made to the store it wraps, so that tests can check how many round
+ * trips an operation costs (e.g. none for a reentrant acquisition) without looking into the store.
+ */
+public final class CountingLockStore implements LockStore {
+
+    private final LockStore delegate;
+
+    private final AtomicLong attempts = new AtomicLong();
+
+    private final AtomicLong releases = new AtomicLong();
+
+    private final AtomicLong renewals = new AtomicLong();
+
+    private final AtomicLong cancels = new AtomicLong();
+
+    /**
+     * @param delegate the store to count calls to
+     */
+    public CountingLockStore(LockStore delegate) {
+        this.delegate = delegate;
+    }
+
+    /** @return attempts made so far */
+    public long attempts() {
+        return attempts.get();
+    }
+
+    /** @return releases made so far */
+    public long releases() {
+        return releases.get();
+    }
+
+    /** @return renewal calls (batches) made so far */
+    public long renewals() {
+        return renewals.get();
+    }
+
+    /** @return cancellations made so far */
+    public long cancels() {
+        return cancels.get();
+    }
+
+    @Override
+    public void start(StoreEvents events) {
+        delegate.start(events);
+    }
+
+    @Override
+    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+        attempts.incrementAndGet();
+        return delegate.attempt(request, remainingWaitMillis, retry);
+    }
+
+    @Override
+    public void cancel(LockRequest request) {
+        cancels.incrementAndGet();
+        delegate.cancel(request);
+    }
+
+    @Override
+    public ReleaseResult release(Lease lease) {
+        releases.incrementAndGet();
+        return delegate.release(lease);
+    }
+
+    @Override
+    public List<RenewalResult> renew(List<? extends Lease> leases) {
+        renewals.incrementAndGet();
+        return delegate.renew(leases);
+    }
+
+    @Override
+    public boolean leasesExpire() {
+        return delegate.leasesExpire();
+    }
+
+    @Override
+    public boolean isHeld(Lease lease) {
+        return delegate.isHeld(lease);
+    }
+
+    @Override
+    public StoreHealth health(Duration timeout) {
+        return delegate.health(timeout);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
