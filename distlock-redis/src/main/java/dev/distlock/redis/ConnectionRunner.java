@@ -67,6 +67,11 @@ final class ConnectionRunner implements RedisRunner {
     }
 
     @Override
+    public CompletableFuture<Long> publish(byte[] channel, byte[] message) {
+        return call(connection -> connection.publish(channel, message));
+    }
+
+    @Override
     public CompletableFuture<String> ping() {
         return call(RedisConnection::ping);
     }

@@ -45,6 +45,11 @@ final class LettuceRunner implements RedisRunner {
     }
 
     @Override
+    public CompletableFuture<Long> publish(byte[] channel, byte[] message) {
+        return commands().thenCompose(redis -> redis.publish(channel, message).toCompletableFuture());
+    }
+
+    @Override
     public CompletableFuture<String> ping() {
         return commands().thenCompose(redis -> redis.ping().toCompletableFuture());
     }

@@ -98,9 +98,40 @@ public class RedisLockStore implements LockStore {
         return config;
     }
 
+    /**
+     * Checks that the Redis user may use the release channel (a Redis 7 ACL user has no channel rights unless
+     * granted: every contended release would fail), then subscribes to it. Redis being unreachable does not fail
+     * the start: locking then fails closed per call until it is back.
+     *
+     * @throws IllegalStateException when the user lacks the channel permission, naming it
+     */
     @Override
     public void start(StoreEvents events) {
+        checkChannelPermission();
         subscriber.start(events);
+    }
+
+    private void checkChannelPermission() {
+        String channelName = new String(channel, StandardCharsets.UTF_8);
+        try {
+            runner.publish(channel, new byte[0]).get(timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
+            if (String.valueOf(cause.getMessage()).contains("NOPERM")) {
+                throw new IllegalStateException("The Redis user configured in spring.data.redis.* may not publish "
+                        + "or subscribe to the lock release channel '" + channelName + "' (" + cause.getMessage()
+                        + "); grant it with the ACL rule '&" + channelName + "' (or 'allchannels')", cause);
+            }
+            log.warn("Could not check the lock release channel permission, Redis is not reachable: {}",
+                    cause.getMessage());
+        }
+        catch (TimeoutException ex) {
+            log.warn("Could not check the lock release channel permission within distlock.command-timeout");
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** @return whether release notifications are subscribed (for tests) */

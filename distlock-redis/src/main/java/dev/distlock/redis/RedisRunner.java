@@ -20,6 +20,13 @@ interface RedisRunner extends AutoCloseable {
      */
     CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args);
 
+    /**
+     * @param channel the channel
+     * @param message the message
+     * @return how many subscribers received it
+     */
+    CompletableFuture<Long> publish(byte[] channel, byte[] message);
+
     /** @return the reply to {@code PING} */
     CompletableFuture<String> ping();
 

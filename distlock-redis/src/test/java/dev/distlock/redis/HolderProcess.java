@@ -1,0 +1,40 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.LockListener;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * A separate JVM that takes a lock and holds it until it is killed; used to show that a crashed holder blocks the
+ * lock for at most its lease. Arguments: redis port, lock name, lease in ms. Prints "LOCKED token start-nanos".
+ */
+public final class HolderProcess {
+
+    private HolderProcess() {
+    }
+
+    /**
+     * @param args port, lock name, lease ms
+     * @throws InterruptedException never in practice: the process is killed while sleeping
+     */
+    public static void main(String[] args) throws InterruptedException {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
+        factory.afterPropertiesSet();
+        factory.start();
+        StoreLockService service = new StoreLockService(new RedisLockStore(factory, LockNodes.redisConfig("proc")),
+                LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[2]))), LockListener.NONE);
+        service.start();
+        LockHandle handle = service.lock(args[1], LockOptions.defaults());
+        System.out.println("LOCKED " + handle.fencingToken());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL
+    }
+}

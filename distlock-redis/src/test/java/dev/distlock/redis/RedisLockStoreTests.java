@@ -1,0 +1,239 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.spi.LockListener;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the Redis store does on the wire, against a real Redis: round trips, keys left behind, hand-off order and
+ * wake-ups, key names, and where its connection is opened.
+ */
+class RedisLockStoreTests {
+
+    @RegisterExtension
+    static RedisServersExtension redisServers = new RedisServersExtension();
+
+    static RedisServerProcess server;
+
+    private final LockNodes nodes = new LockNodes();
+
+    private final LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(5));
+
+    @BeforeAll
+    static void startRedis() {
+        server = redisServers.start();
+    }
+
+    @AfterEach
+    void close() {
+        nodes.close();
+    }
+
+    private StoreLockService node() {
+        return nodes.node(server, config, LockNodes.redisConfig("test"));
+    }
+
+    @Test
+    void uncontendedAcquireAndReleaseAreOneRoundTripEachAndLeaveNoKey() {
+        StoreLockService a = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        a.lock("warm-up").unlock(); // loads the scripts
+        long before = LockNodes.calls(redis, "evalsha");
+        LockHandle handle = a.lock("uncontended");
+        assertThat(LockNodes.calls(redis, "evalsha") - before).isEqualTo(1);
+        assertThat(redis.opsForValue().get("test:{uncontended}")).endsWith(":" + handle.fencingToken());
+        handle.unlock();
+        assertThat(LockNodes.calls(redis, "evalsha") - before).isEqualTo(2);
+        assertThat(redis.keys("test:{uncontended}*")).as("a released lock leaves no key behind").isEmpty();
+    }
+
+    @Test
+    void manyDistinctNamesLeaveNoLocalStateAndNoKeys() {
+        StoreLockService a = node();
+        for (int i = 0; i < 20_000; i++) {
+            a.lock("k" + i, LockOptions.defaults().withLeaseTime(Duration.ofSeconds(10))).unlock();
+        }
+        assertThat(a.heldLocks()).isEmpty();
+        assertThat(a.watchdogStatus().renewedLeases()).isZero();
+        assertThat(nodes.redis(server).keys("test:{k*")).isEmpty();
+    }
+
+    @Test
+    void waiterIsWokenByTheReleaseNotification() throws Exception {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodes.storeOf(b).isSubscribed());
+        LockHandle held = a.lock("wake");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Long> waiter = pool.submit(() -> {
+            try (LockHandle handle = b.lock("wake", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+                return System.nanoTime();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redis.hasKey("test:{wake}:waiters")));
+        long released = System.nanoTime();
+        held.unlock();
+        long acquired = waiter.get(10, TimeUnit.SECONDS);
+        // Woken by pub/sub, well before the 30 s lease or the 500 ms re-check would let it in.
+        assertThat(Duration.ofNanos(acquired - released)).isLessThan(Duration.ofMillis(250));
+        pool.shutdown();
+    }
+
+    @Test
+    void holderThatAsksAgainAtOnceDoesNotBargeAheadOfAWaiter() throws Exception {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle first = a.lock("polite");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Long> waiter = pool.submit(() -> {
+            try (LockHandle handle = b.lock("polite", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+                return handle.fencingToken();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> Boolean.TRUE.equals(redis.hasKey("test:{polite}:waiters")));
+        first.unlock();
+        long again;
+        try (LockHandle second = a.lock("polite", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+            again = second.fencingToken();
+        }
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the waiter went first").isLessThan(again);
+        pool.shutdown();
+    }
+
+    @Test
+    void releasesHandTheLockToWaitersInArrivalOrderNotByDeadline() throws Exception {
+        StoreLockService holder = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle first = holder.lock("queue");
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        List<Future<?>> waiters = new ArrayList<>();
+        // Each newcomer waits less than the one before: serving by deadline would reverse the order.
+        long[] waits = { 30, 10, 5 };
+        for (int i = 0; i < 3; i++) {
+            int id = i;
+            StoreLockService node = node();
+            waiters.add(pool.submit(() -> {
+                try (LockHandle handle = node.lock("queue", LockOptions.defaults()
+                        .withWaitTime(Duration.ofSeconds(waits[id])))) {
+                    order.add(id);
+                }
+                return null;
+            }));
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("test:{queue}:waiters") == id + 1);
+        }
+        first.unlock();
+        for (Future<?> waiter : waiters) {
+            waiter.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(order).containsExactly(0, 1, 2);
+        pool.shutdown();
+    }
+
+    @Test
+    void namesWithBracesKeepAllTheirKeysInOneSlot() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        for (String name : List.of("}x", "a}b", "{c}", "order:{42}", "}")) {
+            try (LockHandle held = a.lock(name)) {
+                assertThat(b.tryLock(name, LockOptions.defaults().withWaitTime(Duration.ZERO))).as(name).isEmpty();
+            }
+            assertThat(LockKeys.lockKey("test", name)).startsWith("test:{#").contains("}:" + name);
+        }
+        assertThat(LockKeys.lockKey("test", "plain")).isEqualTo("test:{plain}");
+        assertThat(LockKeys.lockKey("test", "a}b")).isNotEqualTo(LockKeys.lockKey("test", "a") + "b}");
+    }
+
+    @Test
+    void theFirstConnectionIsOpenedOnADistlockThreadNotACommonPoolWorker() {
+        AtomicReference<String> openedOn = new AtomicReference<>();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port())) {
+            @Override
+            public RedisConnection getConnection() {
+                openedOn.compareAndSet(null, Thread.currentThread().getName());
+                return super.getConnection();
+            }
+        };
+        factory.afterPropertiesSet();
+        factory.start();
+        try {
+            StoreLockService a = nodes.node(factory, config, LockNodes.redisConfig("test"), LockListener.NONE);
+            a.lock("connect").unlock();
+            assertThat(openedOn.get()).isEqualTo("distlock-redis-connect");
+        }
+        finally {
+            nodes.close();
+            factory.destroy();
+        }
+    }
+
+    @Test
+    void aZeroWaitAttemptIsNotRecordedAsAWaiter() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        try (LockHandle held = a.lock("try-once")) {
+            Optional<LockHandle> none = b.tryLock("try-once", LockOptions.defaults().withWaitTime(Duration.ZERO));
+            assertThat(none).isEmpty();
+            assertThat(redis.hasKey("test:{try-once}:waiters")).isFalse();
+            assertThat(redis.opsForValue().get("test:{try-once}")).doesNotEndWith("+");
+        }
+    }
+
+    @Test
+    void everyKeyStartsWithThePrefixAndTheReleaseChannelToo() throws Exception {
+        StoreLockService a = nodes.node(server, config, LockNodes.redisConfig("shop-locks"));
+        StoreLockService b = nodes.node(server, config, LockNodes.redisConfig("shop-locks"));
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = a.lock("ns");
+        CountDownLatch waiting = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<?> waiter = pool.submit(() -> {
+            waiting.countDown();
+            b.lock("ns", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10))).unlock();
+            return null;
+        });
+        waiting.await();
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.keys("*").size() >= 2);
+        assertThat(redis.keys("*")).allMatch(key -> key.startsWith("shop-locks:"));
+        Object channels = redis.execute((org.springframework.data.redis.core.RedisCallback<Object>) c -> c
+                .execute("PUBSUB", "CHANNELS".getBytes()));
+        // One channel comes back as a bulk string (Lettuce flattens a one-element reply).
+        assertThat(channels instanceof byte[] bytes ? new String(bytes) : String.valueOf(channels))
+                .isEqualTo("shop-locks:released");
+        held.unlock();
+        waiter.get(10, TimeUnit.SECONDS);
+        pool.shutdown();
+    }
+}

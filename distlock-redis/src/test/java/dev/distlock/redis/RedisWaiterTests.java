@@ -1,0 +1,192 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.RedisServersExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Waiter hygiene against a real Redis: a waiter that is gone costs one hand-off window at most, a waiter that gives
+ * up leaves the queue, live waiters are handed the lock at once, and release notifications work on a node that
+ * started before its Redis.
+ */
+class RedisWaiterTests {
+
+    @RegisterExtension
+    static RedisServersExtension redisServers = new RedisServersExtension();
+
+    private RedisServerProcess server;
+
+    private final LockNodes nodes = new LockNodes();
+
+    private final LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(10));
+
+    @BeforeEach
+    void startRedis() {
+        server = redisServers.start();
+    }
+
+    @AfterEach
+    void close() {
+        nodes.close();
+        server.stop();
+    }
+
+    private StoreLockService node() {
+        StoreLockService node = nodes.node(server, config, LockNodes.redisConfig("wait"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> nodes.storeOf(node).isSubscribed());
+        return node;
+    }
+
+    @Test
+    void aWaiterWhoseProcessIsGoneCostsOneHandOffWindowOnce() throws Exception {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = a.lock("dead");
+        // A waiter of a crashed JVM: queued first, and the holder flagged so that its release hands over.
+        redis.opsForZSet().add("wait:{dead}:waiters", "gone0000000000000000000", 1);
+        redis.opsForValue().append("wait:{dead}", "+");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Long> live = pool.submit(() -> {
+            try (LockHandle handle = b.lock("dead")) {
+                return System.nanoTime();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("wait:{dead}:waiters") == 2);
+        long released = System.nanoTime();
+        held.unlock();
+        long acquired = live.get(10, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(acquired - released)).as("one window, not a 500 ms re-check")
+                .isBetween(Duration.ofMillis(RedisLockStore.HANDOFF_WINDOW_MILLIS - 10), Duration.ofMillis(400));
+        assertThat(redis.opsForZSet().score("wait:{dead}:waiters", "gone0000000000000000000"))
+                .as("the gone waiter left the queue when it was handed the lock").isNull();
+        // From now on hand-offs between the live nodes cost no window at all.
+        assertThat(handOffMillis(a, b, "dead", 5)).allMatch(millis -> millis < 80);
+        pool.shutdown();
+    }
+
+    @Test
+    void anInterruptedWaiterLeavesTheQueue() throws Exception {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = a.lock("interrupted");
+        CountDownLatch started = new CountDownLatch(1);
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        Thread waiter = new Thread(() -> {
+            started.countDown();
+            try {
+                b.lock("interrupted", LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))).unlock();
+            }
+            catch (RuntimeException ex) {
+                failures.add(ex);
+            }
+        });
+        waiter.start();
+        started.await();
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("wait:{interrupted}:waiters") == 1);
+        waiter.interrupt();
+        waiter.join(5000);
+        assertThat(failures).singleElement().isInstanceOf(LockException.class);
+        await().atMost(Duration.ofSeconds(2)).until(() -> !Boolean.TRUE.equals(redis.hasKey("wait:{interrupted}:waiters")));
+        long released = System.nanoTime();
+        held.unlock();
+        assertThat(redis.hasKey("wait:{interrupted}")).as("no reservation for the gone waiter").isFalse();
+        LockHandle next = a.lock("interrupted", LockOptions.defaults().withWaitTime(Duration.ZERO));
+        assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(100));
+        next.unlock();
+    }
+
+    @Test
+    void aWaiterThatTimesOutLeavesTheQueueAndPassesOnAReservation() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        try (LockHandle held = a.lock("timeout")) {
+            assertThatThrownBy(() -> b.lock("timeout", LockOptions.defaults().withWaitTime(Duration.ofMillis(300))))
+                    .isInstanceOf(dev.distlock.LockTimeoutException.class);
+            await().atMost(Duration.ofSeconds(2)).until(() -> !Boolean.TRUE.equals(redis.hasKey("wait:{timeout}:waiters")));
+        }
+        assertThat(redis.hasKey("wait:{timeout}")).isFalse();
+    }
+
+    @Test
+    void liveWaitersOnTwoNodesGetTheLockWithoutWaitingForAWindow() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        List<Long> millis = handOffMillis(a, b, "ping-pong", 60);
+        List<Long> sorted = new ArrayList<>(millis);
+        Collections.sort(sorted);
+        long p95 = sorted.get((int) (sorted.size() * 0.95) - 1);
+        assertThat(p95).as("hand-off times " + sorted).isLessThan(50);
+    }
+
+    @Test
+    void releaseNotificationsWorkOnANodeStartedBeforeItsRedis() {
+        server.stop();
+        StoreLockService early = nodes.node(server, config, LockNodes.redisConfig("wait"));
+        server.start();
+        await().atMost(Duration.ofSeconds(15)).until(() -> nodes.storeOf(early).isSubscribed());
+        StoreLockService other = node();
+        List<Long> millis = handOffMillis(other, early, "late-redis", 7);
+        List<Long> sorted = new ArrayList<>(millis);
+        Collections.sort(sorted);
+        assertThat(sorted.get(sorted.size() / 2)).as("median hand-off " + sorted).isLessThan(50);
+    }
+
+    /**
+     * The holder node holds the lock while the waiter node asks for it; measures, per round, the time from the
+     * holder's release to the waiter's acquisition.
+     */
+    private List<Long> handOffMillis(StoreLockService holder, StoreLockService waiter, String name, int rounds) {
+        StringRedisTemplate redis = nodes.redis(server);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        List<Long> result = new ArrayList<>();
+        try {
+            for (int i = 0; i < rounds; i++) {
+                LockHandle held = holder.lock(name);
+                Future<Long> acquired = pool.submit(() -> {
+                    try (LockHandle handle = waiter.lock(name)) {
+                        return System.nanoTime();
+                    }
+                });
+                await().atMost(Duration.ofSeconds(5)).until(() -> String.valueOf(redis.opsForValue()
+                        .get("wait:{" + name + "}")).endsWith("+"));
+                long released = System.nanoTime();
+                held.unlock();
+                result.add(TimeUnit.NANOSECONDS.toMillis(acquired.get(10, TimeUnit.SECONDS) - released));
+            }
+            return result;
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+        finally {
+            pool.shutdown();
+        }
+    }
+}
