@@ -46,6 +46,6 @@ final class AnnotationOverhead {
                 + "`lockService.runWithLock(\"stock:\" + productId, LockOptions.defaults(), action)`. "
                 + "The first rows use a no-op `LockService` bean, so their difference is the annotation's own "
                 + "cost (AOP proxy, cached operation lookup, SpEL key, name); the `redis` rows use the real "
-                + "`RedisLockService` on the same server (the difference there is within Redis noise).");
+                + "`StoreLockService` on Redis on the same server (the difference there is within Redis noise).");
     }
 }

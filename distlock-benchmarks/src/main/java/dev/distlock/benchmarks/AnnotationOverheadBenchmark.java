@@ -31,7 +31,7 @@ import dev.distlock.annotation.DistributedLock;
  * programmatic {@code lockService.runWithLock("stock:" + productId, ...)}, single-threaded, in a Spring Boot
  * context with distlock's auto-configuration. With {@code store = in-memory} the {@link LockService} is a no-op
  * stand-in, so the difference is the annotation's own cost (proxy, SpEL key, name); with {@code store = redis} it
- * is the real {@code RedisLockService} on the harness's server.
+ * is the real {@code StoreLockService} on Redis on the harness's server.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

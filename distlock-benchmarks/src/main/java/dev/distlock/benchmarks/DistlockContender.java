@@ -7,13 +7,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.redis.RedisLockConfig;
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockStore;
 import dev.distlock.spi.LockListener;
 
 /**
- * distlock's programmatic {@code LockService} ({@link RedisLockService}) on a default {@link LettuceConnectionFactory},
- * {@link RedisLockConfig#defaults()} (watchdog lease of 30 s), waiting up to 60 s like the other contenders.
+ * distlock's programmatic {@code LockService} ({@link StoreLockService} on a {@link RedisLockStore}) on a default
+ * {@link LettuceConnectionFactory}, default settings (watchdog lease of 30 s), waiting up to 60 s like the other
+ * contenders.
  */
 final class DistlockContender implements LockContender {
 
@@ -27,8 +30,8 @@ final class DistlockContender implements LockContender {
 
     @Override
     public String version() {
-        return "dev.distlock " + Versions.of("dev.distlock", "distlock-spring-boot-autoconfigure",
-                RedisLockService.class) + " (this repository), RedisLockService with RedisLockConfig.defaults()";
+        return "dev.distlock " + Versions.of("dev.distlock", "distlock-redis", RedisLockStore.class)
+                + " (this repository), StoreLockService on RedisLockStore with default settings";
     }
 
     @Override
@@ -37,13 +40,15 @@ final class DistlockContender implements LockContender {
                 new RedisStandaloneConfiguration(target.host(), target.port()));
         factory.afterPropertiesSet();
         factory.start();
-        RedisLockConfig config = RedisLockConfig.defaults();
+        LockConfig config = LockConfig.defaults();
         if (watchdogLease != null) {
             config = config.withLeaseTime(watchdogLease);
         }
-        RedisLockService service = new RedisLockService(factory, config, LockListener.NONE);
+        RedisLockConfig redisConfig = RedisLockConfig.defaults();
+        StoreLockService service = new StoreLockService(new RedisLockStore(factory, redisConfig), config,
+                LockListener.NONE);
         service.start();
-        String prefix = config.keyPrefix();
+        String prefix = redisConfig.keyPrefix();
         return new LockClient() {
             @Override
             public Held acquire(String name) {
@@ -68,7 +73,7 @@ final class DistlockContender implements LockContender {
 
             @Override
             public void close() throws Exception {
-                service.destroy();
+                service.close();
                 factory.destroy();
             }
         };

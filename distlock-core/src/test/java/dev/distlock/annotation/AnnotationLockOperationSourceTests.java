@@ -98,7 +98,13 @@ class AnnotationLockOperationSourceTests {
     void invalidAnnotationsNameClassMethodAndAttribute() {
         assertInvalid("badDuration", "waitTime", "'3 parsecs' is not a duration");
         assertInvalid("negativeWait", "waitTime", "'-1s' must be zero or positive");
-        assertInvalid("zeroLease", "leaseTime", "'0' must be positive");
+        assertInvalid("zeroLease", "leaseTime", "'0' must be at least 1ms");
+        assertInvalid("subMillisecondLease", "leaseTime", "'500us' must be at least 1ms");
+        assertInvalid("future", "return type", "java.util.concurrent.Future: only CompletableFuture and "
+                + "CompletionStage are held until they complete");
+        assertInvalid("publisher", "return type", "org.reactivestreams.Publisher: only Reactor's Mono and Flux");
+        assertInvalid("object", "return type", "Object: the lock could not be held until an asynchronous result "
+                + "completes");
         assertInvalid("badKey", "key", "'#productId +' is not a valid SpEL expression");
         assertInvalid("unknownParameter", "key", "refers to #prodId, which is not a parameter of the method "
                 + "(parameters: productId)");
@@ -254,6 +260,25 @@ class AnnotationLockOperationSourceTests {
 
         @DistributedLock(waitTime = "${lock.missing}")
         public void missingPlaceholder() {
+        }
+
+        @DistributedLock(leaseTime = "500us")
+        public void subMillisecondLease() {
+        }
+
+        @DistributedLock
+        public java.util.concurrent.Future<String> future() {
+            return java.util.concurrent.CompletableFuture.completedFuture("x");
+        }
+
+        @DistributedLock
+        public org.reactivestreams.Publisher<String> publisher() {
+            return reactor.core.publisher.Mono.just("x");
+        }
+
+        @DistributedLock
+        public Object object() {
+            return "x";
         }
     }
 }

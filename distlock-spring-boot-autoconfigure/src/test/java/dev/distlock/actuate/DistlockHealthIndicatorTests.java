@@ -9,7 +9,10 @@ import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.spi.HeldLockInfo;
 import dev.distlock.spi.HeldLockRegistry;
+import dev.distlock.spi.StoreHealth;
 import dev.distlock.spi.WatchdogStatus;
+import dev.distlock.redis.RedisLockConfig;
+import dev.distlock.redis.RedisLockStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,7 +53,14 @@ class DistlockHealthIndicatorTests {
         public WatchdogStatus watchdogStatus() {
             return watchdog;
         }
+
+        @Override
+        public StoreHealth storeHealth(Duration timeout) {
+            return store.health(timeout);
+        }
     };
+
+    private RedisLockStore store;
 
     @BeforeEach
     void startRedis() {
@@ -60,10 +70,12 @@ class DistlockHealthIndicatorTests {
                 server.port()), LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(30)).build());
         connectionFactory.afterPropertiesSet();
         connectionFactory.start();
+        store = new RedisLockStore(connectionFactory, RedisLockConfig.defaults());
     }
 
     @AfterEach
     void stopClient() {
+        store.close();
         connectionFactory.destroy();
     }
 
@@ -72,7 +84,7 @@ class DistlockHealthIndicatorTests {
         Health health = indicator(Duration.ofSeconds(2)).health();
 
         assertThat(health.getStatus()).isEqualTo(Status.UP);
-        assertThat(health.getDetails()).containsEntry("redis", "UP").containsEntry("ping", "PONG")
+        assertThat(health.getDetails()).containsEntry("store", "UP").containsEntry("redis", "UP").containsEntry("ping", "PONG")
                 .containsEntry("heldLocks", 0);
         assertThat(watchdogDetails(health)).containsEntry("onTime", true);
     }
@@ -102,8 +114,8 @@ class DistlockHealthIndicatorTests {
 
         assertThat(first.getStatus()).isEqualTo(Status.DOWN);
         assertThat(second.getStatus()).isEqualTo(Status.DOWN);
-        assertThat(first.getDetails()).containsEntry("redis", "DOWN");
-        assertThat((String) first.getDetails().get("error")).contains("PING");
+        assertThat(first.getDetails()).containsEntry("store", "DOWN");
+        assertThat((String) first.getDetails().get("error")).contains("did not answer");
         assertThat(took).isLessThan(Duration.ofSeconds(2));
 
         server.resume();
@@ -120,7 +132,7 @@ class DistlockHealthIndicatorTests {
 
         await().atMost(Duration.ofSeconds(5))
                 .untilAsserted(() -> assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN));
-        assertThat(indicator.health().getDetails()).containsEntry("redis", "DOWN").containsKey("error");
+        assertThat(indicator.health().getDetails()).containsEntry("store", "DOWN").containsKey("error");
     }
 
     @SuppressWarnings("unchecked")
@@ -129,7 +141,7 @@ class DistlockHealthIndicatorTests {
     }
 
     private DistlockHealthIndicator indicator(Duration timeout) {
-        return new DistlockHealthIndicator(connectionFactory, registry, timeout);
+        return new DistlockHealthIndicator(registry, timeout);
     }
 
     private static WatchdogStatus status(boolean onTime) {

@@ -141,7 +141,7 @@ class ObservabilityWebTests {
 
         assertThat(down.statusCode()).isEqualTo(503);
         assertThat(JsonPath.<String>read(down.body(), "$.status")).isEqualTo("DOWN");
-        assertThat(JsonPath.<String>read(down.body(), "$.details.redis")).isEqualTo("DOWN");
+        assertThat(JsonPath.<String>read(down.body(), "$.details.store")).isEqualTo("DOWN");
         assertThat(took).isLessThan(Duration.ofSeconds(3));
         assertThat(get("/actuator/health").statusCode()).isEqualTo(503);
 
@@ -159,7 +159,7 @@ class ObservabilityWebTests {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             HttpResponse<String> down = get("/actuator/health/distlock");
             assertThat(down.statusCode()).isEqualTo(503);
-            assertThat(JsonPath.<String>read(down.body(), "$.details.redis")).isEqualTo("DOWN");
+            assertThat(JsonPath.<String>read(down.body(), "$.details.store")).isEqualTo("DOWN");
         });
         await().atMost(Duration.ofSeconds(5)).until(() -> !held.isHeld());
         held.unlock();

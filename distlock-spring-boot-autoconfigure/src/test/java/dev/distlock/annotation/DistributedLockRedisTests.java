@@ -23,16 +23,19 @@ import dev.distlock.annotation.LockedBeans.Async;
 import dev.distlock.annotation.LockedBeans.Greeter;
 import dev.distlock.annotation.LockedBeans.KeyForms;
 import dev.distlock.annotation.LockedBeans.Outer;
+import dev.distlock.annotation.LockedBeans.Reactive;
 import dev.distlock.annotation.LockedBeans.Skipper;
 import dev.distlock.annotation.LockedBeans.Stock;
 import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import org.springframework.aop.support.AopUtils;
@@ -63,7 +66,8 @@ class DistributedLockRedisTests {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-                        DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
+                        DistlockAnnotationAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + server.host(),
                         "spring.data.redis.port=" + server.port(), "test.lock-group=grp")
                 .withUserConfiguration(LockedBeans.Config.class);
@@ -224,7 +228,7 @@ class DistributedLockRedisTests {
             CompletableFuture<String> cancelled = async.later(never, seenInside);
             assertThat(isFree(service, "async")).isFalse();
             cancelled.cancel(true);
-            assertThat(isFree(service, "async")).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> isFree(service, "async"));
 
             CompletableFuture<String> stageGate = new CompletableFuture<>();
             CompletableFuture<String> stage = async.stage(stageGate).toCompletableFuture();
@@ -236,23 +240,108 @@ class DistributedLockRedisTests {
     }
 
     @Test
-    void monoAndFluxHoldTheLockUntilTheyTerminate() {
+    void completableFutureIsReleasedOnADistlockThreadNotTheOneThatCompletesIt() {
+        runner().withBean(ReleaseThreads.class).run(context -> {
+            Async async = context.getBean(Async.class);
+            CompletableFuture<String> gate = new CompletableFuture<>();
+            CompletableFuture<String> result = async.later(gate, new AtomicInteger());
+            Thread completer = new Thread(() -> gate.complete("x"), "client-event-loop");
+            completer.start();
+            completer.join();
+            assertThat(result.join()).isEqualTo("x!");
+            assertThat(context.getBean(ReleaseThreads.class).names).singleElement()
+                    .satisfies(name -> assertThat(name).startsWith("distlock-release"));
+        });
+    }
+
+    @Test
+    void monoAndFluxHoldTheLockFromSubscriptionUntilTheyTerminate() {
         runner().run(context -> {
             LockService service = context.getBean(LockService.class);
             Async async = context.getBean(Async.class);
             Sinks.One<String> sink = Sinks.one();
-            CompletableFuture<String> mono = async.mono(sink).toFuture();
+            Mono<String> assembled = async.mono(sink);
+            assertThat(isFree(service, "async")).as("not locked before subscription").isTrue();
+            CompletableFuture<String> mono = assembled.toFuture();
             assertThat(LockContext.current()).isEmpty();
-            assertThat(isFree(service, "async")).isFalse();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !isFree(service, "async"));
             sink.tryEmitValue("m");
             assertThat(mono.join()).isEqualTo("m");
             assertThat(isFree(service, "async")).isTrue();
 
             Disposable flux = async.flux().subscribe();
-            assertThat(isFree(service, "async")).isFalse();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !isFree(service, "async"));
             flux.dispose();
             await().atMost(Duration.ofSeconds(5)).until(() -> isFree(service, "async"));
         });
+    }
+
+    @Test
+    void aMonoThatIsNeverSubscribedTakesNoLock() {
+        runner().run(context -> {
+            Reactive reactive = context.getBean(Reactive.class);
+            reactive.step("never", "v");
+            assertThat(isFree(context.getBean(LockService.class), "rx:never")).isTrue();
+            assertThat(reactive.invocations()).isZero();
+        });
+    }
+
+    @Test
+    void everySubscriptionHoldsItsOwnLockSoRetryRunsUnderTheLockAgain() {
+        runner().run(context -> {
+            Reactive reactive = context.getBean(Reactive.class);
+            AtomicInteger attempts = new AtomicInteger();
+            assertThat(reactive.failingOnce("retry", attempts).retry(1).block(Duration.ofSeconds(10)))
+                    .isEqualTo("second attempt");
+            assertThat(reactive.invocations()).as("the method ran once per subscription").isEqualTo(2);
+            assertThat(isFree(context.getBean(LockService.class), "rx:retry")).isTrue();
+        });
+    }
+
+    @Test
+    void sequentialPublishersOfTheSameLockDoNotDeadlock() {
+        runner().run(context -> {
+            Reactive reactive = context.getBean(Reactive.class);
+            assertThat(reactive.step("seq", "a").then(reactive.step("seq", "b")).block(Duration.ofSeconds(10)))
+                    .isEqualTo("b");
+            assertThat(reactive.locksSeen()).containsExactly("rx:seq", "rx:seq");
+        });
+    }
+
+    @Test
+    void aNestedPublisherReentersTheLockOfItsPipeline() {
+        runner().run(context -> {
+            Reactive reactive = context.getBean(Reactive.class);
+            assertThat(context.getBean(LockedBeans.ReactiveOuter.class).outer("nested").block(Duration.ofSeconds(10)))
+                    .isEqualTo("inner");
+            assertThat(reactive.locksSeen()).containsExactly("rx:nested");
+            assertThat(isFree(context.getBean(LockService.class), "rx:nested")).isTrue();
+        });
+    }
+
+    @Test
+    void aSkippedFluxIsEmpty() {
+        runner().run(context -> {
+            LockHandle busy = holdOnOtherThread(context.getBean(LockService.class), "rx:busy");
+            try {
+                assertThat(context.getBean(Reactive.class).skipping("busy").collectList().block(Duration.ofSeconds(5)))
+                        .isEmpty();
+            }
+            finally {
+                busy.unlock();
+            }
+        });
+    }
+
+    /** Records the threads on which locks are released. */
+    static class ReleaseThreads implements dev.distlock.spi.LockListener {
+
+        final List<String> names = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void released(LockHandle handle, dev.distlock.spi.ReleaseResult result) {
+            names.add(Thread.currentThread().getName());
+        }
     }
 
     @Test

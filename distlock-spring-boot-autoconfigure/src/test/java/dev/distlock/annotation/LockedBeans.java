@@ -77,6 +77,16 @@ final class LockedBeans {
         GreeterImpl greeter() {
             return new GreeterImpl();
         }
+
+        @Bean
+        Reactive reactive() {
+            return new Reactive();
+        }
+
+        @Bean
+        ReactiveOuter reactiveOuter(Reactive reactive) {
+            return new ReactiveOuter(reactive);
+        }
     }
 
     @Target(ElementType.METHOD)
@@ -288,6 +298,59 @@ final class LockedBeans {
         @DistributedLock(name = "async", waitTime = "5s")
         public Flux<Long> flux() {
             return Flux.interval(Duration.ofMillis(10));
+        }
+    }
+
+    /** Reactive methods locked per subscription. */
+    static class Reactive {
+
+        private final AtomicInteger invocations = new AtomicInteger();
+
+        private final java.util.List<String> locksSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        // Accessors, not fields: callers hold the CGLIB proxy, whose own fields are never set.
+        public int invocations() {
+            return invocations.get();
+        }
+
+        public java.util.List<String> locksSeen() {
+            return locksSeen;
+        }
+
+        @DistributedLock(name = "rx", key = "#key", waitTime = "5s")
+        public Mono<String> step(String key, String value) {
+            invocations.incrementAndGet();
+            locksSeen.add(String.valueOf(currentLock()));
+            return Mono.just(value);
+        }
+
+        @DistributedLock(name = "rx", key = "#key", waitTime = "5s")
+        public Mono<String> failingOnce(String key, AtomicInteger attempts) {
+            invocations.incrementAndGet();
+            return attempts.getAndIncrement() == 0 ? Mono.error(new IllegalStateException("first attempt"))
+                    : Mono.just("second attempt");
+        }
+
+
+        @DistributedLock(name = "rx", key = "#key", waitTime = "0", onTimeout = OnTimeout.SKIP)
+        public Flux<String> skipping(String key) {
+            return Flux.just("a", "b");
+        }
+    }
+
+    /** Calls {@link Reactive} inside its own locked pipeline. */
+    static class ReactiveOuter {
+
+        private final Reactive reactive;
+
+        ReactiveOuter(Reactive reactive) {
+            this.reactive = reactive;
+        }
+
+        @DistributedLock(name = "rx", key = "#key", waitTime = "5s")
+        public Mono<String> outer(String key) {
+            // The nested subscription runs in this one's pipeline: it re-enters the lock instead of waiting.
+            return Mono.just(key).flatMap(k -> reactive.step(k, "inner"));
         }
     }
 

@@ -7,6 +7,7 @@ import dev.distlock.LockContext;
 import dev.distlock.LockHandle;
 import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +55,7 @@ class TransactionOrderRedisTests {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
                         DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class, DistlockAutoConfiguration.class,
+                        TransactionAutoConfiguration.class, DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
                         DistlockAnnotationAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + server.host(),
                         "spring.data.redis.port=" + server.port(),

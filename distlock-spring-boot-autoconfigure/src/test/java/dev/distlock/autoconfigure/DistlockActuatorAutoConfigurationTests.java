@@ -37,7 +37,7 @@ class DistlockActuatorAutoConfigurationTests {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class,
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class,
                         EndpointAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + server.host(),
                         "spring.data.redis.port=" + server.port(), "distlock.key-prefix=actuator");
@@ -82,7 +82,7 @@ class DistlockActuatorAutoConfigurationTests {
     void lockingWorksWithoutActuatorOnTheClassPath() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class))
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class))
                 .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
                         "org.springframework.boot.health"))
                 .withPropertyValues("spring.data.redis.host=" + server.host(),

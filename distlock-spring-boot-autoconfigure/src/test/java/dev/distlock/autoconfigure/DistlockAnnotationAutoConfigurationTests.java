@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -51,7 +52,7 @@ class DistlockAnnotationAutoConfigurationTests {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + server.host(),
                         "spring.data.redis.port=" + server.port());
     }
@@ -68,12 +69,38 @@ class DistlockAnnotationAutoConfigurationTests {
     }
 
     @Test
-    void backsOffWithoutALockService() {
+    void startsWithoutALockServiceWhenNothingIsAnnotated() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(DistlockRedisAutoConfiguration.class,
+                        DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LockService.class));
+    }
+
+    @Test
+    void annotatedMethodsWithoutALockStoreFailStartUpSayingWhy() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
                         DistlockAnnotationAutoConfiguration.class))
-                .run(context -> assertThat(context).doesNotHaveBean(LockService.class)
-                        .doesNotHaveBean(DistributedLockAdvisor.class).doesNotHaveBean(LockOperationSource.class));
+                .withBean(Locked.class)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasMessageContaining("@DistributedLock on " + Locked.class.getName() + ".work")
+                        .hasMessageContaining("RedisConnectionFactory")
+                        .hasMessageContaining("distlock.enabled=false"));
+    }
+
+    @Test
+    void severalStoresOnTheClassPathWithoutDistlockStoreFailStartUpNamingTheProperty() {
+        runner().withPropertyValues("distlock.store=cassandra").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("distlock.store=cassandra"));
+    }
+
+    /** A bean with a locked method. */
+    static class Locked {
+
+        @DistributedLock(name = "work")
+        public void work() {
+        }
     }
 
     @Test
@@ -125,7 +152,7 @@ class DistlockAnnotationAutoConfigurationTests {
                         + "to #prodId, which is not a parameter of the method (parameters: productId)"));
         // The second method of the bean is validated as well, not only the first that makes it a proxy candidate.
         runner().withBean(BadSecondMethod.class).run(context -> assertThat(messages(context.getStartupFailure()))
-                .contains(BadSecondMethod.class.getName() + ".second: leaseTime '-5s' must be positive"));
+                .contains(BadSecondMethod.class.getName() + ".second: leaseTime '-5s' must be at least 1ms"));
     }
 
     @Test

@@ -4,7 +4,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.core.StoreLockService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,7 +24,7 @@ class DistlockAutoConfigurationTests {
     static RedisServersExtension redisServers = new RedisServersExtension();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(DataRedisAutoConfiguration.class, DistlockAutoConfiguration.class));
+            AutoConfigurations.of(DataRedisAutoConfiguration.class, DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class));
 
     @Test
     void locksOnAnAclProtectedRedisWithSpringDataRedisCredentials() {
@@ -33,7 +33,7 @@ class DistlockAutoConfigurationTests {
         runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.host=127.0.0.1",
                 "spring.data.redis.username=locker", "spring.data.redis.password=s3cret",
                 "distlock.key-prefix=acl").run(context -> {
-                    assertThat(context).hasSingleBean(RedisLockService.class);
+                    assertThat(context).hasSingleBean(StoreLockService.class);
                     LockService locks = context.getBean(LockService.class);
                     try (LockHandle handle = locks.lock("orders")) {
                         assertThat(context.getBean(StringRedisTemplate.class).hasKey("acl:{orders}")).isTrue();
@@ -63,7 +63,7 @@ class DistlockAutoConfigurationTests {
     void userLockServiceReplacesTheAutoConfiguredOne() {
         LockService own = (name, options) -> java.util.Optional.empty();
         runner.withBean(LockService.class, () -> own).run(context -> {
-            assertThat(context).doesNotHaveBean(RedisLockService.class);
+            assertThat(context).doesNotHaveBean(StoreLockService.class);
             assertThat(context.getBean(LockService.class)).isSameAs(own);
         });
     }

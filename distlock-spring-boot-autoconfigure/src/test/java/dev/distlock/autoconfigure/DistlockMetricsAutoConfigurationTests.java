@@ -43,7 +43,7 @@ class DistlockMetricsAutoConfigurationTests {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockAutoConfiguration.class, DistlockMetricsAutoConfiguration.class))
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockMetricsAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + server.host(),
                         "spring.data.redis.port=" + server.port(), "distlock.key-prefix=autoconf");
     }

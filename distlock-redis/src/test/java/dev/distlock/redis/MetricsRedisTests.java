@@ -1,17 +1,17 @@
-package dev.distlock.metrics;
+package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.metrics.MicrometerLockListener;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.redis.RedisLockConfig;
-import dev.distlock.redis.RedisLockService;
 import dev.distlock.spi.LockListener;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -22,9 +22,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,14 +39,11 @@ class MetricsRedisTests {
 
     static RedisServerProcess server;
 
-    private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-    private final List<RedisLockService> services = new ArrayList<>();
+    private final LockNodes nodes = new LockNodes();
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-    private final RedisLockConfig config = RedisLockConfig.defaults().withKeyPrefix("obs")
-            .withWaitTime(Duration.ofSeconds(2)).withCommandTimeout(Duration.ofMillis(500));
+    private final LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(2));
 
     @BeforeAll
     static void startRedis() {
@@ -58,13 +52,12 @@ class MetricsRedisTests {
 
     @AfterEach
     void close() {
-        services.forEach(RedisLockService::destroy);
-        factories.forEach(LettuceConnectionFactory::destroy);
+        nodes.close();
     }
 
     @Test
     void acquiredHeldAndReleased() {
-        RedisLockService service = node(server, config, new MicrometerLockListener(registry));
+        StoreLockService service = node(server, config, new MicrometerLockListener(registry));
 
         LockHandle handle = service.lock("stock:42");
 
@@ -80,8 +73,8 @@ class MetricsRedisTests {
 
     @Test
     void timeoutRecordsTheWaitTime() {
-        RedisLockService holder = node(server, config, LockListener.NONE);
-        RedisLockService waiter = node(server, config, new MicrometerLockListener(registry));
+        StoreLockService holder = node(server, config, LockListener.NONE);
+        StoreLockService waiter = node(server, config, new MicrometerLockListener(registry));
 
         try (LockHandle held = holder.lock("stock:7")) {
             Optional<LockHandle> none = waiter.tryLock("stock:7",
@@ -98,7 +91,7 @@ class MetricsRedisTests {
     @Test
     void errorWhenRedisIsDown() {
         RedisServerProcess doomed = redisServers.start();
-        RedisLockService service = node(doomed, config, new MicrometerLockListener(registry));
+        StoreLockService service = node(doomed, config, new MicrometerLockListener(registry));
         service.lock("warm-up").unlock();
         doomed.kill();
 
@@ -112,7 +105,7 @@ class MetricsRedisTests {
     @Test
     void releaseErrorWhenRedisIsGoneAtUnlock() {
         RedisServerProcess doomed = redisServers.start();
-        RedisLockService service = node(doomed, config, new MicrometerLockListener(registry));
+        StoreLockService service = node(doomed, config, new MicrometerLockListener(registry));
         LockHandle handle = service.lock("invoice:3", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30)));
         doomed.kill();
 
@@ -124,9 +117,9 @@ class MetricsRedisTests {
 
     @Test
     void leaseLostWhenTheLockVanishesThenExpiredRelease() {
-        RedisLockService service = node(server, config.withLeaseTime(Duration.ofMillis(300)),
+        StoreLockService service = node(server, config.withLeaseTime(Duration.ofMillis(300)),
                 new MicrometerLockListener(registry));
-        StringRedisTemplate redis = new StringRedisTemplate(factory(server));
+        StringRedisTemplate redis = nodes.redis(server);
 
         LockHandle handle = service.lock("job:nightly");
         await().atMost(Duration.ofSeconds(5))
@@ -146,13 +139,17 @@ class MetricsRedisTests {
 
     @Test
     void expiredReleaseOfAFixedLease() {
-        RedisLockService service = node(server, config, new MicrometerLockListener(registry));
-        StringRedisTemplate redis = new StringRedisTemplate(factory(server));
+        StoreLockService service = node(server, config, new MicrometerLockListener(registry));
+        StringRedisTemplate redis = nodes.redis(server);
 
         LockHandle handle = service.lock("report:2025-01",
                 LockOptions.defaults().withLeaseTime(Duration.ofMillis(150)));
         // Holding past the lease is the behaviour under test; wait for Redis to expire it rather than sleep.
         await().atMost(Duration.ofSeconds(5)).until(() -> !redis.hasKey("obs:{report:2025-01}"));
+        // The hold ends with the lease, also for listeners, before (and whether or not) it is unlocked.
+        await().atMost(Duration.ofSeconds(5)).until(() -> registry.get("distlock.held").tags("lock", "report")
+                .longTaskTimer().activeTasks() == 0);
+        assertThat(service.heldLocks()).isEmpty();
 
         handle.unlock();
 
@@ -163,8 +160,8 @@ class MetricsRedisTests {
 
     @Test
     void keysNeverAppearInTags() {
-        RedisLockService a = node(server, config, new MicrometerLockListener(registry));
-        RedisLockService b = node(server, config, LockListener.NONE);
+        StoreLockService a = node(server, config, new MicrometerLockListener(registry));
+        StoreLockService b = node(server, config, LockListener.NONE);
         List<String> keys = List.of("10001", "10002", "user-9f2c", "2025-06-01");
         for (String key : keys) {
             a.lock("stock:" + key).unlock();
@@ -193,7 +190,7 @@ class MetricsRedisTests {
 
     @Test
     void lockingWorksWithoutAnyListener() {
-        RedisLockService service = node(server, config, LockListener.NONE);
+        StoreLockService service = node(server, config, LockListener.NONE);
         try (LockHandle handle = service.lock("plain:1")) {
             assertThat(handle.isHeld()).isTrue();
             assertThat(service.heldLocks()).extracting(info -> info.name()).containsExactly("plain:1");
@@ -205,20 +202,8 @@ class MetricsRedisTests {
         return registry.get(name).tags(tags).counter().count();
     }
 
-    private RedisLockService node(RedisServerProcess redis, RedisLockConfig config, LockListener listener) {
-        RedisLockService service = new RedisLockService(factory(redis), config, listener);
-        service.start();
-        services.add(service);
-        return service;
-    }
-
-    private LettuceConnectionFactory factory(RedisServerProcess redis) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(redis.host(), redis.port()),
-                LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-        factory.afterPropertiesSet();
-        factory.start();
-        factories.add(factory);
-        return factory;
+    private StoreLockService node(RedisServerProcess redis, LockConfig lockConfig, LockListener listener) {
+        return nodes.node(nodes.factory(redis), lockConfig, LockNodes.redisConfig("obs")
+                .withCommandTimeout(Duration.ofMillis(500)), listener);
     }
 }
