@@ -1,15 +1,10 @@
 package dev.distlock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
-import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
@@ -17,7 +12,6 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.AcquireResult;
 import dev.distlock.spi.CompositeLockListener;
 import dev.distlock.spi.HeldLockInfo;
@@ -25,7 +19,6 @@ import dev.distlock.spi.HeldLockRegistry;
 import dev.distlock.spi.LockListener;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
-import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
 import dev.distlock.spi.WatchdogStatus;
@@ -54,13 +47,13 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private final LocalQueues queues = new LocalQueues();
 
-    private final Set<LeaseHandle> held = ConcurrentHashMap.newKeySet();
+    private final HeldLeases held = new HeldLeases();
 
     private final StoreAcquirer acquirer;
 
     private final Watchdog watchdog;
 
-    private final Object idle = new Object();
+    private final LeaseEndings endings;
 
     private volatile boolean accepting = true;
 
@@ -75,7 +68,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         this.listener = listener instanceof CompositeLockListener ? listener
                 : CompositeLockListener.of(List.of(listener));
         this.acquirer = new StoreAcquirer(this, store, queues);
-        this.watchdog = new Watchdog(store, config.leaseTime(), this.listener, this::leaseLost);
+        this.endings = new LeaseEndings(store, config.onLeaseLost(), this.listener, held, this::stopRenewing);
+        this.watchdog = new Watchdog(store, config.leaseTime(), this.listener, endings::leaseLost);
     }
 
     /** Starts the store's notifications and the watchdog. Works while the store is unreachable. */
@@ -88,8 +82,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
             @Override
             public void leaseLost(String ownerToken) {
-                held.stream().filter(h -> h.request().ownerToken().equals(ownerToken)).findFirst()
-                        .ifPresent(StoreLockService.this::leaseLost);
+                held.byOwner(ownerToken).ifPresent(endings::leaseLost);
             }
         });
         watchdog.start();
@@ -140,7 +133,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
             watchdog.add(handle);
         }
         else if (!request.watchdog()) {
-            watchdog.expireAt(handle, this::expired);
+            watchdog.expireAt(handle, endings::expired);
         }
         listener.acquireFinished(name, context, AcquireResult.ACQUIRED, waited, handle, null);
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
@@ -169,84 +162,13 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
                 || (handle instanceof ReentrantHandle r && r.root().service() == this);
     }
 
+    private void stopRenewing(LeaseHandle handle) {
+        watchdog.remove(handle);
+    }
+
     /** Releases the lock in the store; called once, when the last hold of the handle is released. */
     void release(LeaseHandle handle) {
-        LeaseHandle.State previous = handle.markReleased();
-        if (previous == LeaseHandle.State.RELEASED) {
-            return;
-        }
-        watchdog.remove(handle);
-        ReleaseResult result;
-        try {
-            result = store.release(handle);
-        }
-        catch (LockUnavailableException ex) {
-            result = ReleaseResult.ERROR;
-            log.warn("Release of lock '{}' (fencing token {}) not confirmed by the store; its lease will expire: {}",
-                    handle.name(), handle.fencingToken(), ex.getMessage());
-        }
-        finally {
-            handle.releaseLocal();
-            forget(handle);
-        }
-        if (result == ReleaseResult.EXPIRED && previous != LeaseHandle.State.LOST) {
-            log.warn("Lock '{}' (fencing token {}) was released after its lease had expired: another holder may "
-                    + "have run concurrently; use a longer lease or the watchdog", handle.name(),
-                    handle.fencingToken());
-        }
-        else {
-            log.debug("Lock '{}' (fencing token {}) released: {}", handle.name(), handle.fencingToken(),
-                    result.tag());
-        }
-        listener.released(handle, result);
-        if (previous == LeaseHandle.State.LOST && config.onLeaseLost() == OnLeaseLost.THROW) {
-            throw new LeaseLostException("The lease of lock '" + handle.name() + "' (fencing token "
-                    + handle.fencingToken() + ") was lost while it was held; mutual exclusion was not guaranteed");
-        }
-    }
-
-    /** The lease was found lost: the handle is no longer held and the next local waiter may go. */
-    private void leaseLost(LeaseHandle handle) {
-        if (handle.markLost()) {
-            watchdog.remove(handle);
-            handle.releaseLocal();
-            forget(handle);
-            log.warn("Lease of lock '{}' (fencing token {}) lost while held; another node may take it now",
-                    handle.name(), handle.fencingToken());
-            listener.leaseLost(handle);
-        }
-    }
-
-    /**
-     * A fixed lease ran out before unlock: free the local queue and tell the listeners (a lock taken "for at least
-     * this long" is often never unlocked); an unlock later still reports the expiry.
-     */
-    private void expired(LeaseHandle handle) {
-        if (handle.markExpired()) {
-            handle.releaseLocal();
-            forget(handle);
-            listener.expired(handle);
-            if (!store.leasesExpire()) {
-                releaseQuietly(handle); // a session-bound lease does not end by itself
-            }
-        }
-    }
-
-    private void releaseQuietly(LeaseHandle handle) {
-        try {
-            store.release(handle);
-        }
-        catch (RuntimeException ex) {
-            log.debug("Could not end the lease of lock '{}'", handle.name(), ex);
-        }
-    }
-
-    private void forget(LeaseHandle handle) {
-        if (held.remove(handle) && !accepting) {
-            synchronized (idle) {
-                idle.notifyAll();
-            }
-        }
+        endings.release(handle);
     }
 
     void leaveLocal(LeaseHandle handle) {
@@ -264,15 +186,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     @Override
     public List<HeldLockInfo> heldLocks() {
-        long now = System.nanoTime();
-        List<HeldLockInfo> result = new ArrayList<>();
-        for (LeaseHandle handle : held) {
-            if (handle.isLockHeld()) {
-                result.add(handle.info(now));
-            }
-        }
-        result.sort(Comparator.comparing(HeldLockInfo::acquiredAt));
-        return result;
+        return held.info();
     }
 
     @Override
@@ -295,23 +209,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
      */
     public boolean awaitIdle(Duration timeout) {
         accepting = false;
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (idle) {
-            while (!held.isEmpty()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                try {
-                    idle.wait(Math.max(1, left / 1_000_000L));
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                    return held.isEmpty();
-                }
-            }
-        }
-        return true;
+        return held.awaitEmpty(timeout);
     }
 
     /** Stops the watchdog, releases every lock still held and closes the store. */
@@ -319,7 +217,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     public void close() {
         accepting = false;
         watchdog.stop();
-        List<LeaseHandle> left = List.copyOf(held);
+        List<LeaseHandle> left = held.snapshot();
         if (!left.isEmpty()) {
             log.warn("Releasing {} lock(s) still held at shutdown", left.size());
         }

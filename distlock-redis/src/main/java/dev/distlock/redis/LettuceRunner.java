@@ -36,12 +36,20 @@ final class LettuceRunner implements RedisRunner {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
+        RedisClusterAsyncCommands<byte[], byte[]> open = commands;
+        if (open != null) {
+            return eval(open, script, keys, args); // the hot path: no future for the connection
+        }
+        return opening().thenCompose(redis -> eval(redis, script, keys, args));
+    }
+
+    private static CompletableFuture<Object> eval(RedisClusterAsyncCommands<byte[], byte[]> redis, LuaScript script,
+            byte[][] keys, byte[][] args) {
         ScriptOutputType output = script.multiReply() ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        return commands().thenCompose(redis -> redis.<Object>evalsha(script.sha1(), output, keys, args)
-                .toCompletableFuture()
+        return redis.<Object>evalsha(script.sha1(), output, keys, args).toCompletableFuture()
                 .exceptionallyCompose(ex -> LuaScript.isNoScript(ex)
                         ? redis.<Object>eval(script.body(), output, keys, args).toCompletableFuture()
-                        : CompletableFuture.failedFuture(ex)));
+                        : CompletableFuture.failedFuture(ex));
     }
 
     @Override

@@ -1,0 +1,115 @@
+package dev.distlock.core;
+
+import java.util.function.Consumer;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.LockListener;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The three ways a lease ends — released by its holder, found lost, or a fixed lease running out — each run once
+ * per lease: the local queue is freed, the held-lock registry and the listeners are told, and the caller sees what
+ * {@code distlock.on-lease-lost} says.
+ */
+final class LeaseEndings {
+
+    private static final Logger log = LoggerFactory.getLogger(StoreLockService.class);
+
+    private final LockStore store;
+
+    private final OnLeaseLost onLeaseLost;
+
+    private final LockListener listener;
+
+    private final HeldLeases held;
+
+    private final Consumer<LeaseHandle> stopRenewing;
+
+    LeaseEndings(LockStore store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
+            Consumer<LeaseHandle> stopRenewing) {
+        this.store = store;
+        this.onLeaseLost = onLeaseLost;
+        this.listener = listener;
+        this.held = held;
+        this.stopRenewing = stopRenewing;
+    }
+
+    /** Releases the lock in the store; called once, when the last hold of the handle is released. */
+    void release(LeaseHandle handle) {
+        LeaseHandle.State previous = handle.markReleased();
+        if (previous == LeaseHandle.State.RELEASED) {
+            return;
+        }
+        stopRenewing.accept(handle);
+        ReleaseResult result;
+        try {
+            result = store.release(handle);
+        }
+        catch (LockUnavailableException ex) {
+            result = ReleaseResult.ERROR;
+            log.warn("Release of lock '{}' (fencing token {}) not confirmed by the store; its lease will expire: {}",
+                    handle.name(), handle.fencingToken(), ex.getMessage());
+        }
+        finally {
+            handle.releaseLocal();
+            held.remove(handle);
+        }
+        if (result == ReleaseResult.EXPIRED && previous != LeaseHandle.State.LOST) {
+            log.warn("Lock '{}' (fencing token {}) was released after its lease had expired: another holder may "
+                    + "have run concurrently; use a longer lease or the watchdog", handle.name(),
+                    handle.fencingToken());
+        }
+        else {
+            log.debug("Lock '{}' (fencing token {}) released: {}", handle.name(), handle.fencingToken(),
+                    result.tag());
+        }
+        listener.released(handle, result);
+        if (previous == LeaseHandle.State.LOST && onLeaseLost == OnLeaseLost.THROW) {
+            throw new LeaseLostException("The lease of lock '" + handle.name() + "' (fencing token "
+                    + handle.fencingToken() + ") was lost while it was held; mutual exclusion was not guaranteed");
+        }
+    }
+
+    /** The lease was found lost: the handle is no longer held and the next local waiter may go. */
+    void leaseLost(LeaseHandle handle) {
+        if (handle.markLost()) {
+            stopRenewing.accept(handle);
+            handle.releaseLocal();
+            held.remove(handle);
+            log.warn("Lease of lock '{}' (fencing token {}) lost while held; another node may take it now",
+                    handle.name(), handle.fencingToken());
+            listener.leaseLost(handle);
+        }
+    }
+
+    /**
+     * A fixed lease ran out before unlock: free the local queue and tell the listeners (a lock taken "for at least
+     * this long" is often never unlocked); an unlock later still reports the expiry.
+     */
+    void expired(LeaseHandle handle) {
+        if (handle.markExpired()) {
+            handle.releaseLocal();
+            held.remove(handle);
+            listener.expired(handle);
+            if (!store.leasesExpire()) {
+                releaseQuietly(handle); // a session-bound lease does not end by itself
+            }
+        }
+    }
+
+    private void releaseQuietly(LeaseHandle handle) {
+        try {
+            store.release(handle);
+        }
+        catch (RuntimeException ex) {
+            log.debug("Could not end the lease of lock '{}'", handle.name(), ex);
+        }
+    }
+
+
+}
