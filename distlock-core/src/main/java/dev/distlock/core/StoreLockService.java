@@ -57,6 +57,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private volatile boolean accepting = true;
 
+    private boolean closed;
+
     /**
      * @param store where the locks live
      * @param config the settings
@@ -202,7 +204,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     /**
      * Stops taking new locks (new acquisitions fail with {@link LockUnavailableException}; reentrant ones still
      * work) and waits until every held lock was released, or the timeout passed. For a graceful shutdown: the
-     * work running under locks finishes before {@link #close()} releases what is left.
+     * work running under locks finishes before {@link #shutdown(Duration)} or {@link #close()} releases what is left.
      *
      * @param timeout how long to wait at most
      * @return true when no lock is held any more
@@ -212,16 +214,24 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         return held.awaitEmpty(timeout);
     }
 
-    /** Stops the watchdog, releases every lock still held and closes the store. */
-    @Override
-    public void close() {
-        accepting = false;
-        watchdog.stop();
-        List<LeaseHandle> left = held.snapshot();
-        if (!left.isEmpty()) {
-            log.warn("Releasing {} lock(s) still held at shutdown", left.size());
+    /**
+     * Graceful shutdown: {@link #awaitIdle(Duration) waits} up to the grace period for locked work to finish, then
+     * stops the watchdog, releases every lock still held (logged at WARN) and closes the store. Idempotent.
+     *
+     * @param grace how long running work may still take
+     */
+    public void shutdown(Duration grace) {
+        if (!awaitIdle(grace)) {
+            log.warn("Locked work still running after {} ms of shutdown: releasing its locks", grace.toMillis());
         }
-        for (LeaseHandle handle : left) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        watchdog.stop();
+        for (LeaseHandle handle : held.snapshot()) {
             try {
                 release(handle);
             }
@@ -230,5 +240,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
             }
         }
         store.close();
+    }
+
+    /** Stops the watchdog, releases every lock still held and closes the store: {@code shutdown(Duration.ZERO)}. */
+    @Override
+    public void close() {
+        shutdown(Duration.ZERO);
     }
 }

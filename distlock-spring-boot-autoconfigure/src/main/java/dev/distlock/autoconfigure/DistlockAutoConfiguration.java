@@ -1,5 +1,7 @@
 package dev.distlock.autoconfigure;
 
+import java.time.Duration;
+
 import dev.distlock.LockService;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.CompositeLockListener;
@@ -12,7 +14,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * The {@link LockService}: the store-neutral engine on the application's {@link LockStore} (auto-configured by
@@ -26,6 +30,9 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
 public class DistlockAutoConfiguration {
+
+    /** Spring Boot's default of {@code spring.lifecycle.timeout-per-shutdown-phase}. */
+    private static final Duration DEFAULT_PHASE_TIMEOUT = Duration.ofSeconds(30);
 
     /**
      * @param store the lock store
@@ -46,11 +53,14 @@ public class DistlockAutoConfiguration {
      * Lets locked work finish before the lock service releases what is held at shutdown.
      *
      * @param lockService the lock service
+     * @param environment where {@code spring.lifecycle.timeout-per-shutdown-phase} is read
      * @return the lifecycle
      */
     @Bean
     @ConditionalOnSingleCandidate(StoreLockService.class)
-    DistlockLifecycle distlockLifecycle(StoreLockService lockService) {
-        return new DistlockLifecycle(lockService);
+    DistlockLifecycle distlockLifecycle(StoreLockService lockService, Environment environment) {
+        Duration phaseTimeout = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase",
+                Duration.class).orElse(DEFAULT_PHASE_TIMEOUT);
+        return new DistlockLifecycle(lockService, phaseTimeout);
     }
 }

@@ -9,8 +9,9 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
  * Graceful shutdown of the lock service. When the context stops, new acquisitions are refused and the work running
- * under locks may finish — within Spring's shutdown-phase timeout ({@code spring.lifecycle.timeout-per-shutdown-phase})
- * — before the context closes the lock service, which then releases what is still held.
+ * under locks may finish, for most of Spring's shutdown-phase timeout
+ * ({@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s by default); then the locks still held are released
+ * and the store is closed, all within the phase.
  * <p>
  * The phase stops this after the web server has drained its requests and before the Redis connection factory
  * (phase 0) closes the connections the releases need.
@@ -20,15 +21,20 @@ final class DistlockLifecycle implements SmartLifecycle {
     /** After the web server's graceful shutdown and stop (DEFAULT_PHASE - 1024 and - 2048). */
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
-    /** Longer than any phase timeout Spring would wait; Spring stops waiting on its own. */
-    private static final Duration MAX_WAIT = Duration.ofHours(1);
-
     private final StoreLockService lockService;
+
+    private final Duration grace;
 
     private volatile boolean running = true;
 
-    DistlockLifecycle(StoreLockService lockService) {
+    /**
+     * @param lockService the lock service
+     * @param phaseTimeout Spring's shutdown-phase timeout; work may run for four fifths of it, the rest is left
+     *        for the releases
+     */
+    DistlockLifecycle(StoreLockService lockService, Duration phaseTimeout) {
         this.lockService = lockService;
+        this.grace = phaseTimeout.multipliedBy(4).dividedBy(5);
     }
 
     @Override
@@ -38,14 +44,14 @@ final class DistlockLifecycle implements SmartLifecycle {
 
     @Override
     public void stop() {
-        lockService.awaitIdle(MAX_WAIT);
+        lockService.shutdown(grace);
         running = false;
     }
 
     @Override
     public void stop(Runnable callback) {
         SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("distlock-shutdown-");
-        executor.setDaemon(true); // Spring may stop waiting first; the JVM must still exit
+        executor.setDaemon(true); // should Spring stop waiting first, the JVM must still exit
         executor.execute(() -> {
             try {
                 stop();

@@ -54,6 +54,22 @@ class DistlockAutoConfigurationTests {
     }
 
     @Test
+    void locksOnJedisTooSoLockingIsNeverSilentlyOff() {
+        RedisServerProcess server = redisServers.start();
+        runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.client-type=jedis", "distlock.key-prefix=jedis").run(context -> {
+                    assertThat(context.getBean(org.springframework.data.redis.connection.RedisConnectionFactory.class))
+                            .isInstanceOf(org.springframework.data.redis.connection.jedis.JedisConnectionFactory.class);
+                    LockService locks = context.getBean(LockService.class);
+                    try (LockHandle handle = locks.lock("orders")) {
+                        assertThat(context.getBean(StringRedisTemplate.class).hasKey("jedis:{orders}")).isTrue();
+                        assertThat(locks.tryLock("orders", dev.distlock.LockOptions.defaults()
+                                .withWaitTime(java.time.Duration.ZERO))).isEmpty();
+                    }
+                });
+    }
+
+    @Test
     void disabledMeansNoLockService() {
         runner.withPropertyValues("distlock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(LockService.class));
