@@ -35,13 +35,8 @@ class RedisClusterTopologyTests {
     @BeforeAll
     static void startCluster() {
         long started = System.nanoTime();
-        cluster = RedisClusterTopology.start();
-        log.info("start() took {} ms", (System.nanoTime() - started) / 1_000_000);
-    }
-
-    @org.junit.jupiter.api.AfterAll
-    static void stopCluster() {
-        cluster.close();
+        cluster = RedisTopologies.sharedCluster();
+        log.info("sharedCluster() took {} ms", (System.nanoTime() - started) / 1_000_000);
     }
 
     @AfterEach
