@@ -268,7 +268,10 @@ public final class RedisServerProcess implements AutoCloseable {
         throw new IllegalStateException("redis-server on port " + port + " did not answer within " + START_TIMEOUT);
     }
 
-    /** A RESP reply of any kind (also -NOAUTH or -LOADING) means the server is ready to serve. */
+    /**
+     * A reply to PING (also -NOAUTH) means the server is ready to serve, except -LOADING: a server that is still
+     * reading its RDB or AOF after a restart answers every command with that error.
+     */
     private boolean answersPing() {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -277,8 +280,12 @@ public final class RedisServerProcess implements AutoCloseable {
             out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = socket.getInputStream();
-            int first = in.read();
-            return first == '+' || first == '-';
+            StringBuilder line = new StringBuilder();
+            for (int b = in.read(); b >= 0 && b != '\n' && line.length() < 100; b = in.read()) {
+                line.append((char) b);
+            }
+            String reply = line.toString();
+            return reply.startsWith("+") || (reply.startsWith("-") && !reply.startsWith("-LOADING"));
         }
         catch (IOException ex) {
             return false;
