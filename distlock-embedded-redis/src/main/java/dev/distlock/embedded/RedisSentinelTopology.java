@@ -288,6 +288,9 @@ public final class RedisSentinelTopology implements AutoCloseable {
      * a test did: resumes paused processes, restarts killed ones (a killed master comes back as a replica of the
      * current one), points stray servers at the current master, and waits until replication is up and the
      * Sentinels see every replica again. Cheap when the topology is healthy.
+     * <p>
+     * A master killed without a failover (yet) is started again as the master the Sentinels still name; it comes
+     * back empty (nothing is saved), and its replicas resynchronise from it.
      *
      * @throws IllegalStateException when the topology cannot be healed within 60 seconds
      */
@@ -386,13 +389,19 @@ public final class RedisSentinelTopology implements AutoCloseable {
                 }
             }
         }
+        int tilted = 0;
         for (RedisServerProcess sentinel : sentinelNodes) {
             String problem = sentinelProblem(sentinel, master);
             if (problem != null) {
                 return "Sentinel " + sentinel.address() + ": " + problem;
             }
+            // A Sentinel in TILT mode (after it was frozen, or a scheduling hiccup of over 2 s) neither starts nor
+            // votes for a failover for 30 s. One of three is fine: the other two still make quorum and majority.
+            if (!"0".equals(Replies.info(sentinel.call("INFO", "sentinel")).get("sentinel_tilt"))) {
+                tilted++;
+            }
         }
-        return null;
+        return tilted > 1 ? tilted + " Sentinels are in TILT mode" : null;
     }
 
     private String sentinelProblem(RedisServerProcess sentinel, RedisAddress master) {
@@ -413,10 +422,6 @@ public final class RedisSentinelTopology implements AutoCloseable {
             if (!"slave".equals(replica.get("flags"))) {
                 return "replica " + replica.get("name") + " flags=" + replica.get("flags");
             }
-        }
-        // A Sentinel in TILT mode (after a scheduling hiccup) performs no failover for 30 s: not healthy.
-        if (!"0".equals(Replies.info(sentinel.call("INFO", "sentinel")).get("sentinel_tilt"))) {
-            return "in TILT mode";
         }
         return null;
     }

@@ -136,6 +136,25 @@ class RedisClusterTopologyTests {
         assertThat(replicaOf(promoted)).isSameAs(paused);
     }
 
+    @Test
+    void nodeThatLostItsClusterConfigRejoinsAsAFreshReplica() throws Exception {
+        RedisServerProcess master = cluster.masters().get(2);
+        RedisServerProcess replica = replicaOf(master);
+        String oldId = String.valueOf(replica.call("CLUSTER", "MYID"));
+        replica.kill();
+        java.nio.file.Files.delete(replica.workDir().resolve("nodes.conf"));
+        replica.start(); // a new node: new id, knows nobody
+
+        long healStarted = System.nanoTime();
+        cluster.heal();
+        log.info("Cluster heal of a node without nodes.conf took {} ms", (System.nanoTime() - healStarted) / 1_000_000);
+        assertThat(replica.call("CLUSTER", "MYID")).isNotEqualTo(oldId);
+        assertThat(replicaOf(master)).isSameAs(replica);
+        for (RedisServerProcess node : cluster.servers()) {
+            assertThat(String.valueOf(node.call("CLUSTER", "NODES"))).doesNotContain(oldId);
+        }
+    }
+
     private static RedisServerProcess replicaOf(RedisServerProcess master) {
         return cluster.replicas().stream().filter(replica -> {
             List<?> role = (List<?>) replica.call("ROLE");

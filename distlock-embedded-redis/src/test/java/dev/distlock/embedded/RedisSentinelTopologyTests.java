@@ -118,6 +118,23 @@ class RedisSentinelTopologyTests {
         assertThat(old.call("GET", "after-pause")).isEqualTo("1");
     }
 
+    @Test
+    void healRestartsAKilledReplicaAndAKilledSentinel() {
+        RedisServerProcess replica = sentinel.replicas().get(0);
+        RedisServerProcess aSentinel = sentinel.sentinelProcesses().get(1);
+        replica.kill();
+        aSentinel.kill();
+
+        sentinel.heal();
+
+        assertThat(replica.isRunning()).isTrue();
+        assertThat(aSentinel.isRunning()).isTrue();
+        assertThat(role(replica).get(0)).isEqualTo("slave");
+        assertThat(role(replica).get(2)).isEqualTo((long) sentinel.master().port());
+        List<?> masterAddress = (List<?>) aSentinel.call("SENTINEL", "get-master-addr-by-name", sentinel.masterName());
+        assertThat(masterAddress.get(1)).isEqualTo(String.valueOf(sentinel.master().port()));
+    }
+
     private static List<?> role(RedisServerProcess server) {
         return (List<?>) server.call("ROLE");
     }
