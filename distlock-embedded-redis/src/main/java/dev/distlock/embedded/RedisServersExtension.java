@@ -39,6 +39,19 @@ public final class RedisServersExtension implements AfterEachCallback, AfterAllC
         return server;
     }
 
+    /**
+     * Starts a server described by a builder, e.g. {@code RedisServerProcess.builder().appendOnly()}, and stops
+     * it with the others.
+     *
+     * @param builder the server's description
+     * @return the running server
+     */
+    public RedisServerProcess start(RedisServerProcess.Builder builder) {
+        RedisServerProcess server = builder.start();
+        servers.add(server);
+        return server;
+    }
+
     /** @return the servers started so far */
     public List<RedisServerProcess> servers() {
         return List.copyOf(servers);

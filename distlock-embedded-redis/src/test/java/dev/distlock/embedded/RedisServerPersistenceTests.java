@@ -1,0 +1,58 @@
+package dev.distlock.embedded;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A server killed with SIGKILL and started again on the same port and directory comes back with what it had
+ * persisted: the last SAVE (RDB), or every acknowledged write (AOF). This is what restart-from-an-older-snapshot
+ * tests of the library build on.
+ */
+class RedisServerPersistenceTests {
+
+    @RegisterExtension
+    static RedisServersExtension redis = new RedisServersExtension();
+
+    @Test
+    void restartAfterKillLoadsTheOlderSnapshot() {
+        RedisServerProcess server = redis.start();
+        int port = server.port();
+        server.call("SET", "k", "1");
+        assertThat(server.call("SAVE")).isEqualTo("OK");
+        server.call("SET", "k", "2");
+
+        server.kill();
+        server.start();
+
+        assertThat(server.port()).isEqualTo(port);
+        assertThat(server.call("GET", "k")).as("the value of the last SAVE, not the last write").isEqualTo("1");
+    }
+
+    @Test
+    void restartWithoutSaveStartsEmpty() {
+        RedisServerProcess server = redis.start();
+        server.call("SET", "k", "1");
+
+        server.restart(); // graceful: with --save "" nothing is written on the way down
+
+        assertThat(server.call("GET", "k")).isNull();
+    }
+
+    @Test
+    void appendOnlyServerKeepsEveryAcknowledgedWriteAcrossAKill() {
+        RedisServerProcess server = redis.start(RedisServerProcess.builder().appendOnly());
+        assertThat(Replies.info(server.call("INFO", "persistence"))).containsEntry("aof_enabled", "1");
+        server.call("SET", "k", "1");
+        server.call("SAVE");
+        server.call("SET", "k", "2");
+        server.call("INCR", "counter");
+
+        server.kill();
+        server.start();
+
+        assertThat(server.call("GET", "k")).isEqualTo("2");
+        assertThat(server.call("GET", "counter")).isEqualTo("1");
+    }
+}
