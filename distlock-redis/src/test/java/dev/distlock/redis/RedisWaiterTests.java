@@ -35,6 +35,8 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisWaiterTests {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RedisWaiterTests.class);
+
     @RegisterExtension
     static RedisServersExtension redisServers = new RedisServersExtension();
 
@@ -180,6 +182,7 @@ class RedisWaiterTests {
                 held.unlock();
                 result.add(TimeUnit.NANOSECONDS.toMillis(acquired.get(10, TimeUnit.SECONDS) - released));
             }
+            log.info("Hand-off times of '{}' in ms: {}", name, result);
             return result;
         }
         catch (Exception ex) {
