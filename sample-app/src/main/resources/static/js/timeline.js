@@ -179,9 +179,24 @@
         const end = Math.max(...buyers.slice(-50).map(h => h.end));
         return [end - span * 0.95, end + span * 0.05];
       }
-      // A quarter into the sale: the queue of waiting callers has formed, most buyers are still there.
-      const start = buyers[Math.floor(buyers.length / 4)].start - span * 0.05;
-      return [Math.max(from, Math.min(start, to - span)), Math.max(from, Math.min(start, to - span)) + span];
+      // Where the most sales start within one span: with the lock a busy stretch with every instance taking
+      // turns, without it the thickest pile of overlaps. Sales rather than all holds, since the holds that only
+      // find the product sold out are the quick, dull end of a sale. Two pointers over holds sorted by start.
+      const sold = buyers.filter(h => h.e.outcome === 'sold');
+      const candidates = sold.length >= CLOSE_UP_HOLDS ? sold : buyers;
+      let best = 0;
+      let bestCount = 0;
+      for (let i = 0, j = 0; i < candidates.length; i++) {
+        while (j < candidates.length && candidates[j].start < candidates[i].start + span * 0.9) {
+          j++;
+        }
+        if (j - i > bestCount) {
+          bestCount = j - i;
+          best = i;
+        }
+      }
+      const start = Math.max(from, Math.min(candidates[best].start - span * 0.05, to - span));
+      return [start, start + span];
     }
 
     geometry() {
