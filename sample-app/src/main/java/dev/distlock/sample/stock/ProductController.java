@@ -2,6 +2,8 @@ package dev.distlock.sample.stock;
 
 import java.util.List;
 
+import dev.distlock.sample.demo.LockTimeline;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -12,6 +14,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The stock API. Errors are answered as RFC 9457 problem details by {@link StockExceptionHandler}.
+ * <p>
+ * The calls that take a product's lock go through {@link LockTimeline#track}, which notes when they asked for the
+ * lock, for the sample page's timeline.
  */
 @RestController
 @RequestMapping("/api/products")
@@ -19,11 +24,15 @@ public class ProductController {
 
     private final StockService stock;
 
+    private final LockTimeline timeline;
+
     /**
      * @param stock the stock service
+     * @param timeline records each call for the sample page
      */
-    public ProductController(StockService stock) {
+    public ProductController(StockService stock, LockTimeline timeline) {
         this.stock = stock;
+        this.timeline = timeline;
     }
 
     /** @return every product */
@@ -55,7 +64,7 @@ public class ProductController {
             // Checked before the service so that bad input never takes the lock.
             throw new InvalidRequestException("quantity", "quantity must be at least 1, was " + quantity);
         }
-        return stock.deduct(id, quantity);
+        return timeline.track(StockService.lockName(id), "sold", () -> stock.deduct(id, quantity));
     }
 
     /**
@@ -70,6 +79,6 @@ public class ProductController {
         if (stock < 0) {
             throw new InvalidRequestException("stock", "stock must not be negative, was " + stock);
         }
-        return this.stock.setStock(id, stock);
+        return timeline.track(StockService.lockName(id), "restock", () -> this.stock.setStock(id, stock));
     }
 }
