@@ -1,46 +1,73 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The lock path on one Lettuce connection, opened lazily through Spring Data Redis (so {@code spring.data.redis.*}
- * — host, Sentinel, Cluster, password, ACL user, TLS — applies unchanged) and used asynchronously: every thread's
- * commands are multiplexed on it, and commands of one caller run in Redis in the order they were sent.
+ * The lock path on a Lettuce connection of its own, opened from the application's connection factory's client (so
+ * {@code spring.data.redis.*} — host, Sentinel, Cluster, password, ACL user, TLS, database — applies unchanged) and
+ * used asynchronously: every thread's lock commands are multiplexed on it, in the order they were sent. A
+ * connection of its own keeps the application's traffic and the lock's {@code WAIT} from blocking each other.
  * <p>
  * Opening a connection can block for the client's connect timeout when Redis is down; it runs on a thread of its
- * own (never a common-pool worker) and callers wait for it no longer than their command timeout. Once open,
- * Lettuce reconnects by itself.
+ * own (never a common-pool worker) and callers wait for it no longer than their command timeout. Once open, Lettuce
+ * reconnects by itself — to the same address. Behind Sentinel the master can move while the old one is frozen or
+ * demoted to a replica; the connection is then replaced, which asks the Sentinels for the master again.
  */
 final class LettuceRunner implements RedisRunner {
 
+    private static final Logger log = LoggerFactory.getLogger(LettuceRunner.class);
+
     private final LettuceConnectionFactory factory;
 
-    private @Nullable RedisConnection connection;
+    private final boolean sentinel;
+
+    private final long stuckNanos;
+
+    private @Nullable StatefulConnection<byte[], byte[]> connection;
 
     private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
     private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening;
 
+    private volatile long lastReplyNanos = System.nanoTime();
+
     private boolean closed;
 
-    LettuceRunner(LettuceConnectionFactory factory) {
+    /**
+     * @param factory the application's connection factory
+     * @param commandTimeout the command timeout; behind Sentinel, a connection that answered nothing for twice as
+     *        long while commands timed out is replaced
+     */
+    LettuceRunner(LettuceConnectionFactory factory, Duration commandTimeout) {
         this.factory = factory;
+        this.sentinel = factory.isRedisSentinelAware();
+        this.stuckNanos = 2 * commandTimeout.toNanos();
     }
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
         RedisClusterAsyncCommands<byte[], byte[]> open = commands;
-        if (open != null) {
-            return eval(open, script, keys, args); // the hot path: no future for the connection
-        }
-        return opening().thenCompose(redis -> eval(redis, script, keys, args));
+        CompletableFuture<Object> reply = open != null ? eval(open, script, keys, args) // the hot path
+                : opening().thenCompose(redis -> eval(redis, script, keys, args));
+        return reply.whenComplete((result, error) -> replied(error));
     }
 
     private static CompletableFuture<Object> eval(RedisClusterAsyncCommands<byte[], byte[]> redis, LuaScript script,
@@ -58,6 +85,26 @@ final class LettuceRunner implements RedisRunner {
     }
 
     @Override
+    public CompletableFuture<Long> waitForReplicas(byte[] key, int replicas, long timeoutMillis) {
+        return commands().thenCompose(redis -> nodeOf(redis, key).waitForReplication(replicas, timeoutMillis)
+                .toCompletableFuture());
+    }
+
+    /**
+     * On Cluster, the connection to the master of the key's slot: the one the script was routed over (Lettuce
+     * keeps one write connection per node), so the {@code WAIT} covers its write.
+     */
+    private RedisClusterAsyncCommands<byte[], byte[]> nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis,
+            byte[] key) {
+        if (redis instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster
+                && connection instanceof StatefulRedisClusterConnection<byte[], byte[]> clusterConnection) {
+            String nodeId = clusterConnection.getPartitions().getPartitionBySlot(SlotHash.getSlot(key)).getNodeId();
+            return cluster.getConnection(nodeId);
+        }
+        return redis;
+    }
+
+    @Override
     public CompletableFuture<String> ping() {
         return commands().thenCompose(redis -> redis.ping().toCompletableFuture());
     }
@@ -65,6 +112,35 @@ final class LettuceRunner implements RedisRunner {
     @Override
     public boolean isCluster() {
         return factory.isClusterAware();
+    }
+
+    private void replied(@Nullable Throwable error) {
+        if (error == null || RedisErrors.isServerReply(error)) {
+            lastReplyNanos = System.nanoTime();
+        }
+        if (error != null && sentinel && RedisErrors.isReadOnly(error)) {
+            replace("the master it was connected to is a replica now");
+        }
+    }
+
+    @Override
+    public void timedOut() {
+        if (sentinel && System.nanoTime() - lastReplyNanos > stuckNanos) {
+            replace("it answered nothing for " + stuckNanos / 2_000_000L * 2 + " ms");
+        }
+    }
+
+    /** Drops the connection; the next command opens a new one (asking the Sentinels for the master). */
+    private synchronized void replace(String why) {
+        StatefulConnection<byte[], byte[]> old = connection;
+        if (old == null) {
+            return;
+        }
+        log.warn("Replacing the lock connection to Redis: {}", why);
+        connection = null;
+        commands = null;
+        lastReplyNanos = System.nanoTime();
+        old.closeAsync();
     }
 
     private CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> commands() {
@@ -92,18 +168,19 @@ final class LettuceRunner implements RedisRunner {
         return attempt;
     }
 
-    @SuppressWarnings("unchecked")
     private void open(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result) {
         try {
-            RedisConnection opened = factory.getConnection();
+            StatefulConnection<byte[], byte[]> opened = connect(factory.getRequiredNativeClient());
             synchronized (this) {
                 opening = null;
                 if (closed) {
-                    opened.close();
+                    opened.closeAsync();
                     throw new IllegalStateException("The lock store is closed");
                 }
                 connection = opened;
-                commands = (RedisClusterAsyncCommands<byte[], byte[]>) opened.getNativeConnection();
+                commands = opened instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.async()
+                        : ((StatefulRedisConnection<byte[], byte[]>) opened).async();
+                lastReplyNanos = System.nanoTime();
                 result.complete(commands);
             }
         }
@@ -116,10 +193,17 @@ final class LettuceRunner implements RedisRunner {
         }
     }
 
+    private static StatefulConnection<byte[], byte[]> connect(AbstractRedisClient client) {
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.connect(ByteArrayCodec.INSTANCE);
+        }
+        return ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+    }
+
     @Override
     public synchronized void close() {
         closed = true;
-        RedisConnection open = connection;
+        StatefulConnection<byte[], byte[]> open = connection;
         if (open != null) {
             open.close();
             connection = null;

@@ -8,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import dev.distlock.spi.LockRequest;
+
 /**
  * A Lua script loaded from a {@code .lua} resource next to this class, run with {@code EVALSHA} (one round trip)
  * and sent in full with {@code EVAL} only when the server does not know it yet (after a restart, a failover or
@@ -43,6 +45,20 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
         }
     }
 
+    private static final byte[] EXCLUSIVE = { 'w' };
+
+    private static final byte[] SHARED = { 'r' };
+
+    /** @return the owner-token argument of a request */
+    static byte[] owner(LockRequest request) {
+        return request.ownerToken().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** @return the mode argument of a request: {@code w} exclusive, {@code r} shared */
+    static byte[] mode(LockRequest request) {
+        return request.shared() ? SHARED : EXCLUSIVE;
+    }
+
     /** @return the decimal digits of the value, as script arguments are sent */
     static byte[] arg(long value) {
         return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
@@ -50,13 +66,7 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
 
     /** @return whether the failure (or one of its causes) is Redis' "NOSCRIPT" error */
     static boolean isNoScript(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            String message = t.getMessage();
-            if (message != null && message.contains("NOSCRIPT")) {
-                return true;
-            }
-        }
-        return false;
+        return RedisErrors.hasMessage(failure, "NOSCRIPT");
     }
 
     @Override

@@ -2,8 +2,6 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +22,6 @@ import dev.distlock.spi.StoreHealth;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -37,8 +34,7 @@ import org.springframework.util.ClassUtils;
  * step; a refused caller that will wait is queued in arrival order. A release is one owner-checked {@code EVALSHA}
  * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
  * the release channel ({@link ReleaseSubscriber}).</li>
- * <li>Renewals are batched: one {@code renew.lua} call per {@value #RENEW_BATCH} leases (per hash slot on
- * Cluster), all sent at once.</li>
+ * <li>Renewals are batched ({@link RedisRenewals}).</li>
  * <li>Every call is bounded by {@code distlock.command-timeout}. An attempt whose reply did not come in time is
  * undone by a release sent after it, so an orphan never holds the lock for a whole lease.</li>
  * </ul>
@@ -51,16 +47,10 @@ public class RedisLockStore implements LockStore {
      */
     static final long HANDOFF_WINDOW_MILLIS = 100;
 
-    static final int RENEW_BATCH = 500;
-
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
 
     private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
             RedisLockStore.class.getClassLoader());
-
-    private static final byte[] EXCLUSIVE = { 'w' };
-
-    private static final byte[] SHARED = { 'r' };
 
     private static final byte[] CANCEL = { 'c' };
 
@@ -74,7 +64,15 @@ public class RedisLockStore implements LockStore {
 
     private final RedisRunner runner;
 
+    /**
+     * Where acquires go: the same runner, or with replica acknowledgement one of their own, so that a {@code WAIT}
+     * blocks no renewal or release behind it.
+     */
+    private final RedisRunner acquires;
+
     private final ReleaseSubscriber subscriber;
+
+    private final RedisRenewals renewals;
 
     private final byte[] channel;
 
@@ -86,11 +84,19 @@ public class RedisLockStore implements LockStore {
      */
     public RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockConfig config) {
         this.config = config;
-        this.runner = LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce
-                ? new LettuceRunner(lettuce) : new ConnectionRunner(connectionFactory);
+        boolean lettuce = LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory;
+        if (config.minReplicas() > 0 && !lettuce) {
+            throw new IllegalStateException("distlock.replication.min-replicas=" + config.minReplicas()
+                    + " needs the Lettuce client: WAIT must follow the lock write on the same connection");
+        }
+        this.runner = lettuce ? new LettuceRunner((LettuceConnectionFactory) connectionFactory,
+                config.commandTimeout()) : new ConnectionRunner(connectionFactory);
+        this.acquires = config.minReplicas() == 0 ? runner
+                : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout());
         this.channel = LockKeys.channel(config.keyPrefix());
         this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS);
         this.timeoutNanos = config.commandTimeout().toNanos();
+        this.renewals = new RedisRenewals(runner, config);
     }
 
     /** @return the settings */
@@ -107,32 +113,10 @@ public class RedisLockStore implements LockStore {
      */
     @Override
     public void start(StoreEvents events) {
-        checkChannelPermission();
+        subscriber.checkPermission(runner, timeoutNanos);
         subscriber.start(events);
     }
 
-    private void checkChannelPermission() {
-        String channelName = new String(channel, StandardCharsets.UTF_8);
-        try {
-            runner.publish(channel, new byte[0]).get(timeoutNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
-            if (String.valueOf(cause.getMessage()).contains("NOPERM")) {
-                throw new IllegalStateException("The Redis user configured in spring.data.redis.* may not publish "
-                        + "or subscribe to the lock release channel '" + channelName + "' (" + cause.getMessage()
-                        + "); grant it with the ACL rule '&" + channelName + "' (or 'allchannels')", cause);
-            }
-            log.warn("Could not check the lock release channel permission, Redis is not reachable: {}",
-                    cause.getMessage());
-        }
-        catch (TimeoutException ex) {
-            log.warn("Could not check the lock release channel permission within distlock.command-timeout");
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
 
     /** @return whether release notifications are subscribed (for tests) */
     boolean isSubscribed() {
@@ -142,12 +126,18 @@ public class RedisLockStore implements LockStore {
     @Override
     public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        CompletableFuture<Object> reply = runner.eval(LuaScript.ACQUIRE, keys.all(), owner(request),
+        CompletableFuture<Object> reply = acquires.eval(LuaScript.ACQUIRE, keys.all(), LuaScript.owner(request),
                 LuaScript.arg(request.leaseMillis()), LuaScript.arg(remainingWaitMillis), retry ? RETRY : FIRST,
-                request.shared() ? SHARED : EXCLUSIVE);
+                LuaScript.mode(request));
+        // Sent right behind the script (same round trip): returns once the replicas have the lock write.
+        CompletableFuture<Long> acknowledged = config.minReplicas() == 0 ? null
+                : acquires.waitForReplicas(keys.lock, config.minReplicas(), config.replicationTimeout().toMillis());
         long value;
         try {
-            value = (Long) await(reply, "acquire '" + request.name() + "'");
+            value = (Long) await(reply, "acquire '" + request.name() + "'", timeoutNanos);
+            if (value > 0 && acknowledged != null) {
+                awaitReplicas(acknowledged, request);
+            }
         }
         catch (LockUnavailableException ex) {
             // The acquire may still run (or have run): undo it strictly after it, on the same path.
@@ -157,6 +147,18 @@ public class RedisLockStore implements LockStore {
         return value > 0 ? Attempt.acquired(value) : Attempt.busy(-value);
     }
 
+    /** Fails the acquire unless enough replicas acknowledged it: never a lock that exists only on the master. */
+    private void awaitReplicas(CompletableFuture<Long> acknowledged, LockRequest request) {
+        long replicas = (Long) await(acknowledged, "acknowledge lock '" + request.name() + "' on replicas",
+                timeoutNanos + config.replicationTimeout().toNanos());
+        if (replicas < config.minReplicas()) {
+            throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master but "
+                    + "only " + replicas + " of distlock.replication.min-replicas=" + config.minReplicas()
+                    + " replicas acknowledged it within distlock.replication.timeout ("
+                    + config.replicationTimeout().toMillis() + " ms); the acquire was undone");
+        }
+    }
+
     @Override
     public void cancel(LockRequest request) {
         cancelAsync(request, LockKeys.of(config.keyPrefix(), request.name()));
@@ -164,7 +166,7 @@ public class RedisLockStore implements LockStore {
 
     private CompletableFuture<Object> cancelAsync(LockRequest request, LockKeys keys) {
         try {
-            return runner.eval(LuaScript.RELEASE, keys.all(), owner(request), channel, name(request), HANDOFF_WINDOW,
+            return acquires.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request), HANDOFF_WINDOW,
                     CANCEL).whenComplete((result, error) -> {
                         if (error != null) {
                             log.debug("Could not undo a request for lock '{}' (its lease or wait expires on its own)",
@@ -182,80 +184,16 @@ public class RedisLockStore implements LockStore {
     public ReleaseResult release(Lease lease) {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        CompletableFuture<Object> reply = runner.eval(LuaScript.RELEASE, keys.all(), owner(request), channel,
-                name(request), HANDOFF_WINDOW, request.shared() ? SHARED : EXCLUSIVE,
+        CompletableFuture<Object> reply = runner.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel,
+                name(request), HANDOFF_WINDOW, LuaScript.mode(request),
                 LuaScript.arg(lease.fencingToken()));
-        long released = (Long) await(reply, "release '" + request.name() + "'");
+        long released = (Long) await(reply, "release '" + request.name() + "'", timeoutNanos);
         return released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
     }
 
     @Override
     public List<RenewalResult> renew(List<? extends Lease> leases) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        List<List<Lease>> batches = batches(leases);
-        List<CompletableFuture<Object>> replies = new ArrayList<>(batches.size());
-        for (List<Lease> batch : batches) {
-            byte[][] keys = new byte[2 * batch.size()][];
-            byte[][] args = new byte[2 * batch.size() + 1][];
-            args[0] = LuaScript.arg(batch.get(0).request().leaseMillis());
-            for (int i = 0; i < batch.size(); i++) {
-                LockRequest request = batch.get(i).request();
-                LockKeys lockKeys = LockKeys.of(config.keyPrefix(), request.name());
-                keys[2 * i] = lockKeys.lock;
-                keys[2 * i + 1] = lockKeys.readers;
-                args[2 * i + 1] = owner(request);
-                args[2 * i + 2] = request.shared() ? SHARED : EXCLUSIVE;
-            }
-            replies.add(runner.eval(LuaScript.RENEW, keys, args));
-        }
-        Map<Lease, RenewalResult> outcome = new HashMap<>();
-        for (int b = 0; b < batches.size(); b++) {
-            List<Lease> batch = batches.get(b);
-            List<?> reply;
-            try {
-                reply = (List<?>) replies.get(b).get(Math.max(0, deadline - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            catch (ExecutionException | TimeoutException ex) {
-                log.debug("Lease renewal failed", ex);
-                continue;
-            }
-            for (int i = 0; i < batch.size(); i++) {
-                outcome.put(batch.get(i), ((Number) reply.get(i)).longValue() == 1 ? RenewalResult.RENEWED
-                        : RenewalResult.LOST);
-            }
-        }
-        List<RenewalResult> results = new ArrayList<>(leases.size());
-        for (Lease lease : leases) {
-            results.add(outcome.getOrDefault(lease, RenewalResult.ERROR));
-        }
-        return results;
-    }
-
-    /**
-     * Groups leases so that each call touches one Cluster slot (any slot mix is fine off Cluster) and carries one
-     * lease time, at most {@value #RENEW_BATCH} leases a call.
-     */
-    private List<List<Lease>> batches(List<? extends Lease> leases) {
-        boolean cluster = runner.isCluster();
-        Map<String, List<Lease>> groups = new LinkedHashMap<>();
-        for (Lease lease : leases) {
-            LockRequest request = lease.request();
-            int slot = cluster ? ClusterSlotHashUtil.calculateSlot(LockKeys.lockKey(config.keyPrefix(),
-                    request.name())) : 0;
-            groups.computeIfAbsent(slot + "/" + request.leaseMillis(), group -> new ArrayList<>()).add(lease);
-        }
-        List<List<Lease>> batches = new ArrayList<>();
-        for (List<Lease> group : groups.values()) {
-            for (int from = 0; from < group.size(); from += RENEW_BATCH) {
-                batches.add(group.subList(from, Math.min(group.size(), from + RENEW_BATCH)));
-            }
-        }
-        return batches;
+        return renewals.renew(leases);
     }
 
     @Override
@@ -284,12 +222,13 @@ public class RedisLockStore implements LockStore {
         }
     }
 
-    /** Waits for a reply within the command timeout. */
-    private Object await(CompletableFuture<Object> reply, String what) {
+    /** Waits for a reply within the timeout. */
+    private Object await(CompletableFuture<?> reply, String what, long waitNanos) {
         try {
-            return reply.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            return reply.get(waitNanos, TimeUnit.NANOSECONDS);
         }
         catch (TimeoutException ex) {
+            runner.timedOut();
             throw new LockUnavailableException("Redis did not answer " + what + " within distlock.command-timeout ("
                     + config.commandTimeout().toMillis() + " ms)", ex);
         }
@@ -303,9 +242,6 @@ public class RedisLockStore implements LockStore {
         }
     }
 
-    private static byte[] owner(LockRequest request) {
-        return request.ownerToken().getBytes(StandardCharsets.US_ASCII);
-    }
 
     private static byte[] name(LockRequest request) {
         return request.name().getBytes(StandardCharsets.UTF_8);
@@ -315,6 +251,7 @@ public class RedisLockStore implements LockStore {
     public void close() {
         subscriber.close();
         runner.close();
+        acquires.close();
     }
 
     @Override

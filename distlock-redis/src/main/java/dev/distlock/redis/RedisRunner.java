@@ -27,8 +27,26 @@ interface RedisRunner extends AutoCloseable {
      */
     CompletableFuture<Long> publish(byte[] channel, byte[] message);
 
+    /**
+     * {@code WAIT}: until that many replicas acknowledged the writes sent on this connection so far, to the node
+     * that serves the key.
+     *
+     * @param key a key just written (its node receives the {@code WAIT})
+     * @param replicas how many replicas
+     * @param timeoutMillis how long Redis waits at most
+     * @return how many acknowledged
+     */
+    CompletableFuture<Long> waitForReplicas(byte[] key, int replicas, long timeoutMillis);
+
     /** @return the reply to {@code PING} */
     CompletableFuture<String> ping();
+
+    /**
+     * A command got no answer within the command timeout; the runner may replace a connection that seems stuck
+     * on a master that is gone.
+     */
+    default void timedOut() {
+    }
 
     /** @return true when Redis Cluster is used, so one script call must not mix hash slots */
     boolean isCluster();

@@ -1,9 +1,11 @@
 package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +51,33 @@ final class ReleaseSubscriber implements AutoCloseable {
         this.connectionFactory = connectionFactory;
         this.channel = new String(channel, StandardCharsets.UTF_8);
         this.reservedMillis = reservedMillis;
+    }
+
+    /**
+     * Checks that the Redis user may use the release channel, with a message naming the missing ACL rule. Redis
+     * being unreachable does not fail: locking then fails closed per call until it is back.
+     */
+    void checkPermission(RedisRunner runner, long timeoutNanos) {
+        String channelName = channel;
+        try {
+            runner.publish(channel.getBytes(StandardCharsets.UTF_8), new byte[0]).get(timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
+            if (String.valueOf(cause.getMessage()).contains("NOPERM")) {
+                throw new IllegalStateException("The Redis user configured in spring.data.redis.* may not publish "
+                        + "or subscribe to the lock release channel '" + channelName + "' (" + cause.getMessage()
+                        + "); grant it with the ACL rule '&" + channelName + "' (or 'allchannels')", cause);
+            }
+            log.warn("Could not check the lock release channel permission, Redis is not reachable: {}",
+                    cause.getMessage());
+        }
+        catch (TimeoutException ex) {
+            log.warn("Could not check the lock release channel permission within distlock.command-timeout");
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Subscribes now, or keeps trying in the background until it can. */

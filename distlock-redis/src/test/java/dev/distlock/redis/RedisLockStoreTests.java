@@ -24,7 +24,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -180,9 +179,9 @@ class RedisLockStoreTests {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration(server.host(), server.port())) {
             @Override
-            public RedisConnection getConnection() {
+            public io.lettuce.core.AbstractRedisClient getRequiredNativeClient() {
                 openedOn.compareAndSet(null, Thread.currentThread().getName());
-                return super.getConnection();
+                return super.getRequiredNativeClient();
             }
         };
         factory.afterPropertiesSet();
