@@ -118,6 +118,11 @@ public class RedisLockStore implements LockStore {
     }
 
 
+    /** Opens the connections in the background (a {@code PING}), so that the first lock call does not wait. */
+    void connect() {
+        runner.ping();
+    }
+
     /** @return whether release notifications are subscribed (for tests) */
     boolean isSubscribed() {
         return subscriber.isSubscribed();
@@ -126,9 +131,7 @@ public class RedisLockStore implements LockStore {
     @Override
     public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        CompletableFuture<Object> reply = acquires.eval(LuaScript.ACQUIRE, keys.all(), LuaScript.owner(request),
-                LuaScript.arg(request.leaseMillis()), LuaScript.arg(remainingWaitMillis), retry ? RETRY : FIRST,
-                LuaScript.mode(request));
+        CompletableFuture<Object> reply = acquireAsync(request, keys, remainingWaitMillis, retry);
         // Sent right behind the script (same round trip): returns once the replicas have the lock write.
         CompletableFuture<Long> acknowledged = config.minReplicas() == 0 ? null
                 : acquires.waitForReplicas(keys.lock, config.minReplicas(), config.replicationTimeout().toMillis());
@@ -145,6 +148,18 @@ public class RedisLockStore implements LockStore {
             throw ex;
         }
         return value > 0 ? Attempt.acquired(value) : Attempt.busy(-value);
+    }
+
+    /**
+     * Sends one acquire. For {@link RedlockStore}, which runs it on several masters at once.
+     *
+     * @return the reply: the fencing token when positive, else minus the milliseconds to wait
+     */
+    CompletableFuture<Object> acquireAsync(LockRequest request, LockKeys keys, long remainingWaitMillis,
+            boolean retry) {
+        return acquires.eval(LuaScript.ACQUIRE, keys.all(), LuaScript.owner(request),
+                LuaScript.arg(request.leaseMillis()), LuaScript.arg(remainingWaitMillis), retry ? RETRY : FIRST,
+                LuaScript.mode(request));
     }
 
     /** Fails the acquire unless enough replicas acknowledged it: never a lock that exists only on the master. */
@@ -164,7 +179,8 @@ public class RedisLockStore implements LockStore {
         cancelAsync(request, LockKeys.of(config.keyPrefix(), request.name()));
     }
 
-    private CompletableFuture<Object> cancelAsync(LockRequest request, LockKeys keys) {
+    /** Undoes whatever the request holds or registered, after anything sent before on the acquire path. */
+    CompletableFuture<Object> cancelAsync(LockRequest request, LockKeys keys) {
         try {
             return acquires.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request), HANDOFF_WINDOW,
                     CANCEL).whenComplete((result, error) -> {
@@ -182,13 +198,16 @@ public class RedisLockStore implements LockStore {
 
     @Override
     public ReleaseResult release(Lease lease) {
+        long released = (Long) await(releaseAsync(lease), "release '" + lease.request().name() + "'", timeoutNanos);
+        return released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+    }
+
+    /** @return the reply of the release script: 1 released, 0 not the owner (any more) */
+    CompletableFuture<Object> releaseAsync(Lease lease) {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        CompletableFuture<Object> reply = runner.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel,
-                name(request), HANDOFF_WINDOW, LuaScript.mode(request),
-                LuaScript.arg(lease.fencingToken()));
-        long released = (Long) await(reply, "release '" + request.name() + "'", timeoutNanos);
-        return released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+        return runner.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request),
+                HANDOFF_WINDOW, LuaScript.mode(request), LuaScript.arg(lease.fencingToken()));
     }
 
     @Override

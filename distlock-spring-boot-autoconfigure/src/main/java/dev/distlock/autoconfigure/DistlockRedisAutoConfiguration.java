@@ -1,22 +1,34 @@
 package dev.distlock.autoconfigure;
 
+import java.util.List;
+
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
+import dev.distlock.redis.RedlockConfig;
+import dev.distlock.redis.RedlockStore;
 import dev.distlock.spi.LockStore;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The Redis lock store on the application's {@code RedisConnectionFactory} (Lettuce or Jedis), so
- * {@code spring.data.redis.*} — standalone, Sentinel, Cluster, password, ACL user, TLS — applies to locks
- * unchanged.
+ * The Redis lock store: by default on the application's {@code RedisConnectionFactory} (Lettuce or Jedis), so
+ * {@code spring.data.redis.*} — standalone, Sentinel, Cluster, password, ACL user, TLS — applies to locks unchanged;
+ * with {@code distlock.redlock.nodes} set, Redlock over those independent masters instead.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnClass({ RedisLockStore.class, RedisConnectionFactory.class })
@@ -24,18 +36,61 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @EnableConfigurationProperties(DistlockProperties.class)
 public class DistlockRedisAutoConfiguration {
 
-    /**
-     * @param connectionFactory the application's Redis connection factory
-     * @param properties the {@code distlock.*} settings
-     * @return the store
-     */
-    @Bean
-    @ConditionalOnMissingBean(LockStore.class)
+    /** Redlock, when {@code distlock.redlock.nodes} lists the masters. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedlockNodesConfigured.class)
+    static class Redlock {
+
+        @Bean(destroyMethod = "")
+        @ConditionalOnMissingBean(LockStore.class)
+        RedlockStore distlockRedlockStore(DistlockProperties properties) {
+            // Closed by the lock service that uses it.
+            return RedlockStore.connect(new RedlockConfig(properties.redlock().nodes(), properties.keyPrefix(),
+                    properties.commandTimeout()));
+        }
+    }
+
+    /** One Redis (standalone, Sentinel or Cluster) through {@code spring.data.redis.*}. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(RedlockNodesNotConfigured.class)
     @ConditionalOnBean(RedisConnectionFactory.class)
-    public RedisLockStore distlockRedisLockStore(RedisConnectionFactory connectionFactory,
-            DistlockProperties properties) {
-        return new RedisLockStore(connectionFactory, new RedisLockConfig(properties.keyPrefix(),
-                properties.commandTimeout(), properties.replication().minReplicas(),
-                properties.replication().timeout()));
+    static class SpringDataRedis {
+
+        @Bean(destroyMethod = "")
+        @ConditionalOnMissingBean(LockStore.class)
+        RedisLockStore distlockRedisLockStore(RedisConnectionFactory connectionFactory,
+                DistlockProperties properties) {
+            // Closed by the lock service that uses it.
+            return new RedisLockStore(connectionFactory, new RedisLockConfig(properties.keyPrefix(),
+                    properties.commandTimeout(), properties.replication().minReplicas(),
+                    properties.replication().timeout()));
+        }
+    }
+
+    /** Matches when {@code distlock.redlock.nodes} is not empty (as a list or a comma-separated value). */
+    static class RedlockNodesConfigured extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            List<String> nodes = Binder.get(context.getEnvironment())
+                    .bind("distlock.redlock.nodes", Bindable.listOf(String.class)).orElse(List.of());
+            boolean configured = !nodes.isEmpty();
+            String message = configured ? "distlock.redlock.nodes lists " + nodes.size() + " masters"
+                    : "distlock.redlock.nodes is empty";
+            return new ConditionOutcome(configured == wanted(), message);
+        }
+
+        boolean wanted() {
+            return true;
+        }
+    }
+
+    /** Matches when {@code distlock.redlock.nodes} is empty. */
+    static final class RedlockNodesNotConfigured extends RedlockNodesConfigured {
+
+        @Override
+        boolean wanted() {
+            return false;
+        }
     }
 }

@@ -70,6 +70,30 @@ class DistlockAutoConfigurationTests {
     }
 
     @Test
+    void redlockNodesMakeAQuorumStoreOverTheMasters() {
+        dev.distlock.embedded.RedisServerGroup masters = dev.distlock.embedded.RedisTopologies.sharedGroup();
+        runner.withPropertyValues("distlock.redlock.nodes=" + masters.uris(), "distlock.key-prefix=rl").run(context -> {
+            assertThat(context).hasSingleBean(dev.distlock.redis.RedlockStore.class)
+                    .doesNotHaveBean(dev.distlock.redis.RedisLockStore.class);
+            try (LockHandle handle = context.getBean(LockService.class).lock("orders")) {
+                long holders = masters.servers().stream().filter(m -> Long.valueOf(1).equals(m.call("EXISTS",
+                        "rl:{orders}"))).count();
+                assertThat(holders).as("written on a majority of the five masters").isGreaterThanOrEqualTo(3);
+            }
+        });
+    }
+
+    @Test
+    void redlockNeedsThreeWellFormedNodesNamingTheProperty() {
+        runner.withPropertyValues("distlock.redlock.nodes=redis://127.0.0.1:1,redis://127.0.0.1:2")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("distlock.redlock.nodes needs at least 3"));
+        runner.withPropertyValues("distlock.redlock.nodes=redis://127.0.0.1:1,http://x:2,redis://127.0.0.1:3")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("distlock.redlock.nodes[1] is not a Redis URI"));
+    }
+
+    @Test
     void disabledMeansNoLockService() {
         runner.withPropertyValues("distlock.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(LockService.class));
