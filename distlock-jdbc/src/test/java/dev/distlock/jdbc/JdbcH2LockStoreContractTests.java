@@ -5,6 +5,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.LockStore;
@@ -21,26 +23,37 @@ class JdbcH2LockStoreContractTests extends LockStoreContractTests {
 
     static final String TABLE = "contract_lock";
 
-    static H2TestServer server;
+    /** One server per compatibility mode (per test class), made on first use. */
+    private static final Map<String, H2TestServer> SERVERS = new ConcurrentHashMap<>();
 
     private final List<HikariDataSource> pools = new ArrayList<>();
 
-    /** @return the H2 compatibility settings of this run */
-    static String mode() {
+    /** @return the H2 compatibility settings of this run, appended to the URL */
+    String mode() {
         return "";
     }
 
+    private H2TestServer server() {
+        return SERVERS.computeIfAbsent(mode(), mode -> {
+            H2TestServer server = new H2TestServer(mode);
+            try (HikariDataSource setup = server.pool(1)) {
+                server.createTable(setup, TABLE);
+            }
+            return server;
+        });
+    }
+
     @BeforeAll
-    static void startH2() throws Exception {
-        server = new H2TestServer(mode());
-        try (HikariDataSource setup = server.pool(1)) {
-            server.createTable(setup, TABLE);
-        }
+    static void noServerYet() {
+        SERVERS.clear();
     }
 
     @AfterAll
     static void stopH2() throws Exception {
-        server.close();
+        for (H2TestServer server : SERVERS.values()) {
+            server.close();
+        }
+        SERVERS.clear();
     }
 
     @AfterEach
@@ -56,7 +69,7 @@ class JdbcH2LockStoreContractTests extends LockStoreContractTests {
 
     @Override
     protected LockStore newStore() {
-        HikariDataSource pool = server.pool(4);
+        HikariDataSource pool = server().pool(4);
         pools.add(pool);
         return new JdbcLockStore(pool, JdbcLockConfig.defaults().withTableName(TABLE)
                 .withCommandTimeout(Duration.ofSeconds(1)));
@@ -64,17 +77,17 @@ class JdbcH2LockStoreContractTests extends LockStoreContractTests {
 
     @Override
     protected void stopStore() {
-        server.stop();
+        server().stop();
     }
 
     @Override
     protected void startStore() {
-        server.start();
+        server().start();
     }
 
     @Override
     protected void breakLease(String name) {
-        try (PreparedStatement delete = server.admin().prepareStatement("DELETE FROM " + TABLE
+        try (PreparedStatement delete = server().admin().prepareStatement("DELETE FROM " + TABLE
                 + " WHERE lock_name = ?")) {
             delete.setString(1, name);
             delete.executeUpdate();
