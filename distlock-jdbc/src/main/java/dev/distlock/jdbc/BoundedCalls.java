@@ -58,6 +58,9 @@ final class BoundedCalls implements AutoCloseable {
         void undo(Connection connection, T result) throws SQLException;
     }
 
+    /** Tries of one call when connections turn out broken (after a database restart the pool may hold several). */
+    private static final int MAX_TRIES = 3;
+
     /** The threads are only as many as calls in flight; past this, a database that hangs fails calls at once. */
     private static final int MAX_THREADS = 64;
 
@@ -184,8 +187,28 @@ final class BoundedCalls implements AutoCloseable {
             return state.compareAndSet(WAITING, GIVEN_UP) || state.get() == GIVEN_UP;
         }
 
+        /**
+         * Runs the work; when the pooled connection turns out to be broken (the database restarted since it was
+         * opened), discards it and tries once more on another one while time is left: the work is idempotent for
+         * the same owner token, and the caller should fail only when the database is really gone.
+         */
         @Override
         public @Nullable T call() throws SQLException {
+            for (int tries = 1;; tries++) {
+                try {
+                    return callOnce();
+                }
+                catch (SQLException ex) {
+                    if (!ConnectionPools.isBroken(ex) || tries >= MAX_TRIES || deadline - System.nanoTime() <= 0
+                            || state.get() == GIVEN_UP) {
+                        throw ex;
+                    }
+                    log.debug("Retrying on another connection after: {}", ex.getMessage());
+                }
+            }
+        }
+
+        private @Nullable T callOnce() throws SQLException {
             try (Connection connection = dataSource.getConnection()) {
                 if (state.get() == GIVEN_UP) {
                     return null; // the caller is gone: do nothing at all
@@ -200,7 +223,12 @@ final class BoundedCalls implements AutoCloseable {
                     }
                 }
                 catch (SQLException | RuntimeException ex) {
-                    rollbackQuietly(connection, autoCommit);
+                    if (ex instanceof SQLException sql && ConnectionPools.isBroken(sql)) {
+                        ConnectionPools.discard(dataSource, connection);
+                    }
+                    else {
+                        rollbackQuietly(connection, autoCommit);
+                    }
                     throw ex;
                 }
                 if (!state.compareAndSet(WAITING, DONE) && undo != null && result != null) {
