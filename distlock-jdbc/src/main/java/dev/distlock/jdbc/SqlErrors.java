@@ -31,7 +31,7 @@ final class SqlErrors {
      */
     static SQLException explain(SQLException ex, String table) {
         String state = ex.getSQLState();
-        if ("42P01".equals(state) || "42S02".equals(state) || ex.getErrorCode() == 42102) {
+        if ("42P01".equals(state) || "42S02".equals(state) || ex.getErrorCode() == 42102 || ex.getErrorCode() == 42104) {
             return new SQLException("The lock table '" + table + "' does not exist: create it with "
                     + "distlock.jdbc.initialize-schema=always or from dev/distlock/jdbc/schema-<database>.sql in "
                     + "distlock-jdbc (" + ex.getMessage() + ")", state, ex.getErrorCode(), ex);

@@ -10,6 +10,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.jdbc.JdbcLockStore;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.spi.LockStore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and a bad table name failing start-up with the property named. Runs with both stores on the class path (its own
  * surefire execution).
  */
+@Tag("jdbc-store")
 class DistlockJdbcAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -43,11 +45,11 @@ class DistlockJdbcAutoConfigurationTests {
                     .hasSingleBean(StoreLockService.class);
             LockService locks = context.getBean(LockService.class);
             try (LockHandle handle = locks.lock("orders:1")) {
-                assertThat(owner(context.getBean(JdbcTemplate.class), "distlock_lock", "orders:1")).isNotNull();
+                assertThat(owner(new JdbcTemplate(context.getBean(javax.sql.DataSource.class)), "distlock_lock", "orders:1")).isNotNull();
                 assertThat(locks.tryLock("orders:1", LockOptions.defaults().withWaitTime(java.time.Duration.ZERO)))
                         .isEmpty();
             }
-            assertThat(owner(context.getBean(JdbcTemplate.class), "distlock_lock", "orders:1"))
+            assertThat(owner(new JdbcTemplate(context.getBean(javax.sql.DataSource.class)), "distlock_lock", "orders:1"))
                     .as("the row stays, without an owner").isNull();
         });
     }
@@ -69,7 +71,7 @@ class DistlockJdbcAutoConfigurationTests {
     @Test
     void embeddedModeCreatesTheTableInAnEmbeddedDatabaseOnlyWithTheConfiguredName() {
         runner.withPropertyValues("distlock.store=jdbc", "distlock.jdbc.table-name=app_locks").run(context -> {
-            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            JdbcTemplate jdbc = new JdbcTemplate(context.getBean(javax.sql.DataSource.class));
             context.getBean(LockService.class).lock("named").unlock();
             assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM app_locks", Integer.class)).isOne();
             assertThat(tableExists(jdbc, "DISTLOCK_LOCK")).isFalse();
@@ -80,16 +82,16 @@ class DistlockJdbcAutoConfigurationTests {
     void embeddedModeLeavesAServerDatabaseAloneAndAlwaysCreatesTheTable(@TempDir Path directory) {
         String fileDatabase = "spring.datasource.url=jdbc:h2:file:" + directory.resolve("db");
         runner.withPropertyValues("distlock.store=jdbc", fileDatabase).run(context -> assertThat(tableExists(
-                context.getBean(JdbcTemplate.class), "DISTLOCK_LOCK")).as("not an embedded database").isFalse());
+                new JdbcTemplate(context.getBean(javax.sql.DataSource.class)), "DISTLOCK_LOCK")).as("not an embedded database").isFalse());
         runner.withPropertyValues("distlock.store=jdbc", fileDatabase, "distlock.jdbc.initialize-schema=always")
-                .run(context -> assertThat(tableExists(context.getBean(JdbcTemplate.class), "DISTLOCK_LOCK"))
+                .run(context -> assertThat(tableExists(new JdbcTemplate(context.getBean(javax.sql.DataSource.class)), "DISTLOCK_LOCK"))
                         .isTrue());
     }
 
     @Test
     void neverModeCreatesNoTable() {
         runner.withPropertyValues("distlock.store=jdbc", "distlock.jdbc.initialize-schema=never").run(context -> {
-            assertThat(tableExists(context.getBean(JdbcTemplate.class), "DISTLOCK_LOCK")).isFalse();
+            assertThat(tableExists(new JdbcTemplate(context.getBean(javax.sql.DataSource.class)), "DISTLOCK_LOCK")).isFalse();
             assertThat(context.getBean(StoreLockService.class).storeHealth(java.time.Duration.ofSeconds(2)).details()
                     .get("error").toString()).contains("distlock.jdbc.initialize-schema");
         });
