@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One-command flash-sale demo: several sample-app instances, many concurrent buyers, one product with stock 100.
 #
-#   sample-app/flash-sale.sh [--instances 3] [--buyers 1000] [--concurrency 24] [--no-lock | --lock-only]
+#   sample-app/flash-sale.sh [--store redis|jdbc] [--instances 3] [--buyers 1000] [--concurrency 24]
+#                            [--no-lock | --lock-only]
 #
 # Runs two rounds by default: first with distlock (no overselling), then the same instances' code started with
 # distlock.enabled=false (overselling). --no-lock runs only the second round, --lock-only only the first.
+# --store jdbc keeps the locks in the shared H2 database instead of Redis (no Redis started); redis is the default.
 # Needs only a JDK 17+, bash and curl. Builds the sample if needed, runs everything on 127.0.0.1 (free ports, its
 # own embedded Redis and H2 database in a temporary directory) and stops everything it started when it ends.
 set -euo pipefail
@@ -13,17 +15,20 @@ INSTANCES=3
 BUYERS=1000
 CONCURRENCY=24
 ROUNDS="lock no-lock"
+STORE=redis
 while [ $# -gt 0 ]; do
     case "$1" in
+        --store) STORE="$2"; shift 2 ;;
         --instances) INSTANCES="$2"; shift 2 ;;
         --buyers) BUYERS="$2"; shift 2 ;;
         --concurrency) CONCURRENCY="$2"; shift 2 ;;
         --no-lock) ROUNDS="no-lock"; shift ;;
         --lock-only) ROUNDS="lock"; shift ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
 done
+case "$STORE" in redis|jdbc) ;; *) echo "--store must be redis or jdbc" >&2; exit 2 ;; esac
 case "$INSTANCES" in ''|*[!0-9]*) echo "--instances must be a number" >&2; exit 2 ;; esac
 if [ "$INSTANCES" -lt 1 ] || [ "$INSTANCES" -gt 8 ]; then echo "--instances must be 1..8" >&2; exit 2; fi
 
@@ -75,6 +80,8 @@ build_if_needed() {
     jar="$(ls "$HERE"/target/sample-app-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true)"
     if [ -z "$jar" ] || [ -n "$(find "$HERE/src/main" "$HERE/pom.xml" "$ROOT/pom.xml" \
             "$ROOT/distlock-spring-boot-autoconfigure/src/main" "$ROOT/distlock-spring-boot-starter/pom.xml" \
+            "$ROOT/distlock-core/src/main" "$ROOT/distlock-redis/src/main" "$ROOT/distlock-jdbc/src/main" \
+            "$ROOT/distlock-spring-boot-starter-jdbc/pom.xml" \
             "$ROOT/distlock-embedded-redis/src/main" -newer "$jar" -print 2>/dev/null | head -1)" ]; then
         echo "Building the sample app (./mvnw -pl sample-app -am package -Dmaven.test.skip=true) ..."
         (cd "$ROOT" && ./mvnw -B -q -pl sample-app -am package -Dmaven.test.skip=true) \
@@ -105,12 +112,13 @@ start_instances() { # distlock.enabled
         log="$WORK/instance-$i-lock-$enabled.log"
         java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$JAR" \
             --server.port="$port" --spring.data.redis.port="$redis_port" --sample.data-dir="$WORK/data" \
-            --distlock.enabled="$enabled" --sample.daily-report.cron=- >"$log" 2>&1 &
+            --distlock.enabled="$enabled" --distlock.store="$STORE" --sample.daily-report.cron=- >"$log" 2>&1 &
         pid=$!
         PIDS="$PIDS $pid"
         urls="$urls,http://127.0.0.1:$port"
         if [ "$i" -eq 1 ]; then
-            # The first instance starts the embedded Redis and serves the H2 database; the others join it.
+            # The first instance starts the embedded Redis (store redis) and serves the H2 database; the others
+            # join it.
             wait_ready "$port" "$pid" "$log"
         else
             pending="$pending $port:$pid:$log"
@@ -124,7 +132,8 @@ start_instances() { # distlock.enabled
 }
 
 run_round() { # lock|no-lock
-    local enabled=true label="WITH distlock (distlock.enabled=true)" extra="--fail-on-oversell"
+    local enabled=true label="WITH distlock on $STORE (distlock.enabled=true, distlock.store=$STORE)"
+    local extra="--fail-on-oversell"
     if [ "$1" = "no-lock" ]; then
         enabled=false; label="WITHOUT the lock (distlock.enabled=false)"; extra=""
     fi

@@ -2,6 +2,7 @@ package dev.distlock.sample.redis;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
 
 import dev.distlock.embedded.RedisServerProcess;
 
@@ -16,6 +17,7 @@ import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.StringUtils;
 
 /**
@@ -26,6 +28,9 @@ import org.springframework.util.StringUtils;
  * starts a server on {@code spring.data.redis.port} only when all of these hold:
  * <ul>
  * <li>{@code sample.embedded-redis} is {@code true} (the default);</li>
+ * <li>the lock store is Redis ({@code distlock.store=redis}, the sample's default): with {@code distlock.store=jdbc}
+ * the locks live in the database, no Redis is started, and the Redis health check is off so that the instance is
+ * healthy without one;</li>
  * <li>no other Redis is configured: no {@code spring.data.redis.url}, Sentinel, Cluster or password, and
  * {@code spring.data.redis.host} is a loopback address;</li>
  * <li>nothing listens on that port yet.</li>
@@ -75,6 +80,12 @@ public class EmbeddedRedisLauncher implements SmartApplicationListener, Ordered 
     }
 
     private void startIfNeeded(ConfigurableEnvironment env) {
+        if (!"redis".equalsIgnoreCase(env.getProperty("distlock.store", "redis").strip())) {
+            log.info("Lock store {}: no embedded Redis started", env.getProperty("distlock.store"));
+            env.getPropertySources().addFirst(new MapPropertySource("sample-without-redis",
+                    Map.of("management.health.redis.enabled", "false")));
+            return;
+        }
         if (!env.getProperty(ENABLED_PROPERTY, Boolean.class, true)) {
             return;
         }

@@ -1,0 +1,264 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+import javax.sql.DataSource;
+
+import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.StoreHealth;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relational-database {@link LockStore}: one row per lock name in one table (see {@link LockSql}), on the
+ * application's {@link DataSource}. PostgreSQL and H2.
+ * <ul>
+ * <li>An attempt is one statement that takes a free or expired row (or inserts the row of a new name) for the
+ * request's owner token, with a lease ending at the database's {@code CURRENT_TIMESTAMP} plus the lease time and a
+ * new fencing token read from the row. It holds no row lock beyond that statement: nothing stays locked while the
+ * caller's work runs.</li>
+ * <li>A busy answer asks the engine to try again after a back-off that grows with the time already waited (polling:
+ * there is no release notification between nodes; threads of one JVM are handed the lock locally by the engine).</li>
+ * <li>A release is one owner-checked {@code UPDATE} that clears the owner and keeps the row, so the next token is
+ * above the last one whatever happens to the JVMs. One row per lock name stays in the table.</li>
+ * <li>Renewals are one JDBC batch of owner-checked {@code UPDATE}s per {@value #RENEW_BATCH} leases, in one
+ * transaction, in lock-name order (two nodes' batches never wait for each other in a cycle).</li>
+ * <li>Every call is bounded by {@code distlock.command-timeout}, getting a connection included
+ * ({@link BoundedCalls}); past it the call fails closed with {@link LockUnavailableException}.</li>
+ * <li>{@code READ} locks are exclusive here: sharing needs a reader set per name whose consistency with the writer
+ * row would depend on each database's isolation rules; an exclusive read lock is always safe, only less
+ * concurrent.</li>
+ * </ul>
+ */
+public class JdbcLockStore implements LockStore {
+
+    static final int RENEW_BATCH = 500;
+
+    /** The size of the {@code lock_name} column. */
+    static final int MAX_NAME_LENGTH = 255;
+
+    /** Bounds of the back-off between attempts of a waiter; the engine caps it at 500 ms in any case. */
+    static final long MIN_BACKOFF_MILLIS = 5;
+
+    static final long MAX_BACKOFF_MILLIS = 100;
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
+
+    private final DataSource dataSource;
+
+    private final JdbcLockConfig config;
+
+    private final BoundedCalls calls;
+
+    private volatile @Nullable LockSql sql;
+
+    /**
+     * @param dataSource the application's data source; each call takes a connection for itself and returns it
+     * @param config the settings
+     */
+    public JdbcLockStore(DataSource dataSource, JdbcLockConfig config) {
+        this.dataSource = dataSource;
+        this.config = config;
+        this.calls = new BoundedCalls(dataSource, config.commandTimeout().toNanos());
+    }
+
+    /** @return the settings */
+    public JdbcLockConfig config() {
+        return config;
+    }
+
+    /** @return the data source the locks live in */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Nothing to start: waiters poll, and the database being unreachable now must not fail the start. */
+    @Override
+    public void start(StoreEvents events) {
+    }
+
+    @Override
+    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+        if (request.name().length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("Lock name longer than " + MAX_NAME_LENGTH + " characters (the JDBC "
+                    + "store's lock_name column): " + request.name().substring(0, 40) + "...");
+        }
+        Long token = calls.call("acquire lock '" + request.name() + "'", (connection, timeout) -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql(connection).acquire())) {
+                statement.setQueryTimeout(timeout);
+                statement.setString(1, request.name());
+                statement.setString(2, request.ownerToken());
+                statement.setLong(3, request.leaseMillis());
+                try (ResultSet rows = statement.executeQuery()) {
+                    return rows.next() ? rows.getLong(1) : 0L;
+                }
+            }
+            catch (SQLException ex) {
+                if (SqlErrors.isContention(ex)) {
+                    return 0L; // another caller took the row at the same moment: as good as busy
+                }
+                throw SqlErrors.explain(ex, config.tableName());
+            }
+        }, (connection, fencingToken) -> {
+            if (fencingToken != 0) {
+                release(connection, request.name(), request.ownerToken(), 1); // acquired after the caller left
+            }
+        });
+        return token != 0 ? Attempt.acquired(token) : Attempt.busy(backoff(request, remainingWaitMillis));
+    }
+
+    /**
+     * The wait before the next attempt: short at first, so that a lock held briefly changes hands quickly, then
+     * longer the longer the caller has waited (fewer queries for a lock held long), with jitter so that waiters on
+     * several nodes do not ask in step.
+     */
+    static long backoff(LockRequest request, long remainingWaitMillis) {
+        long waited = Math.max(0, request.waitTime().toMillis() - remainingWaitMillis);
+        long base = Math.min(MAX_BACKOFF_MILLIS, Math.max(MIN_BACKOFF_MILLIS, waited / 4));
+        return base + ThreadLocalRandom.current().nextLong(base / 2 + 1);
+    }
+
+    /** Nothing to forget: a waiter leaves no trace in the table. */
+    @Override
+    public void cancel(LockRequest request) {
+    }
+
+    @Override
+    public ReleaseResult release(Lease lease) {
+        LockRequest request = lease.request();
+        int released = calls.call("release lock '" + request.name() + "'",
+                (connection, timeout) -> release(connection, request.name(), request.ownerToken(), timeout), null);
+        return released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+    }
+
+    private int release(Connection connection, String name, String owner, int timeout) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql(connection).release())) {
+            statement.setQueryTimeout(timeout);
+            statement.setString(1, name);
+            statement.setString(2, owner);
+            return statement.executeUpdate();
+        }
+        catch (SQLException ex) {
+            throw SqlErrors.explain(ex, config.tableName());
+        }
+    }
+
+    @Override
+    public List<RenewalResult> renew(List<? extends Lease> leases) {
+        // Lock-name order: two batches that touch a common row lock their rows in the same order (no deadlock).
+        List<Lease> ordered = new ArrayList<>(leases);
+        ordered.sort(Comparator.comparing((Lease lease) -> lease.request().name())
+                .thenComparing(lease -> lease.request().ownerToken()));
+        Map<Lease, RenewalResult> outcome = new LinkedHashMap<>();
+        for (int from = 0; from < ordered.size(); from += RENEW_BATCH) {
+            List<Lease> batch = ordered.subList(from, Math.min(ordered.size(), from + RENEW_BATCH));
+            int[] counts = calls.call("renew " + batch.size() + " leases", (connection, timeout) -> renew(
+                    connection, batch, timeout), null);
+            for (int i = 0; i < batch.size(); i++) {
+                outcome.put(batch.get(i), counts[i] == 1 ? RenewalResult.RENEWED : RenewalResult.LOST);
+            }
+        }
+        List<RenewalResult> results = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            results.add(outcome.getOrDefault(lease, RenewalResult.ERROR));
+        }
+        return results;
+    }
+
+    private int[] renew(Connection connection, List<Lease> batch, int timeout) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false); // one commit (one log flush) for the whole batch
+        try (PreparedStatement statement = connection.prepareStatement(sql(connection).renew())) {
+            statement.setQueryTimeout(timeout);
+            for (Lease lease : batch) {
+                statement.setLong(1, lease.request().leaseMillis());
+                statement.setString(2, lease.request().name());
+                statement.setString(3, lease.request().ownerToken());
+                statement.addBatch();
+            }
+            int[] counts = statement.executeBatch();
+            connection.commit();
+            return counts;
+        }
+        catch (SQLException ex) {
+            connection.rollback();
+            throw SqlErrors.explain(ex, config.tableName());
+        }
+        finally {
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    @Override
+    public StoreHealth health(Duration timeout) {
+        long start = System.nanoTime();
+        try {
+            Map<String, Object> details = calls.call("answer", (connection, seconds) -> {
+                Map<String, Object> found = new LinkedHashMap<>();
+                found.put("database", connection.getMetaData().getDatabaseProductName() + " "
+                        + connection.getMetaData().getDatabaseProductVersion());
+                try (PreparedStatement statement = connection.prepareStatement(sql(connection).health())) {
+                    statement.setQueryTimeout(seconds);
+                    statement.executeQuery().close();
+                }
+                catch (SQLException ex) {
+                    throw SqlErrors.explain(ex, config.tableName());
+                }
+                return found;
+            }, null, timeout.toNanos());
+            details.put("table", config.tableName());
+            details.put("queryMillis", (System.nanoTime() - start) / 1_000_000);
+            return new StoreHealth(true, details);
+        }
+        catch (LockUnavailableException ex) {
+            return new StoreHealth(false, Map.of("table", config.tableName(), "error",
+                    String.valueOf(ex.getMessage())));
+        }
+    }
+
+    /** The statements, made once the first connection told which database this is. */
+    private LockSql sql(Connection connection) throws SQLException {
+        LockSql known = sql;
+        if (known == null) {
+            String product = connection.getMetaData().getDatabaseProductName();
+            try {
+                known = new LockSql(config.tableName(), LockSql.Dialect.of(product));
+            }
+            catch (IllegalStateException ex) {
+                log.error("{}: locks cannot be taken in this database", ex.getMessage());
+                throw new LockUnavailableException(ex.getMessage(), ex);
+            }
+            sql = known;
+        }
+        return known;
+    }
+
+    /** Stops the call threads; the data source belongs to the application and stays open. */
+    @Override
+    public void close() {
+        calls.close();
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcLockStore[" + config.tableName() + "]";
+    }
+}

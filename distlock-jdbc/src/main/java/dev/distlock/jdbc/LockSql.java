@@ -1,0 +1,131 @@
+package dev.distlock.jdbc;
+
+import java.util.Locale;
+
+/**
+ * The statements of the {@link JdbcLockStore} for one table and database. Every time in them is the database's
+ * {@code CURRENT_TIMESTAMP}: no statement takes a time from the JVM, so the clocks of the application nodes never
+ * matter, only the database's. Leases are durations (milliseconds) turned into an end time by the database.
+ * <p>
+ * Release and renewal are plain SQL that PostgreSQL and H2 share (and most databases accept, but for the interval
+ * arithmetic). Only the acquire differs: it is one atomic statement that inserts the row of a new name or takes
+ * over a free or expired row, and returns the new fencing token — {@code INSERT ... ON CONFLICT DO UPDATE ...
+ * RETURNING} on PostgreSQL, {@code MERGE} inside {@code FINAL TABLE} on H2.
+ * <p>
+ * The table (see {@code schema-*.sql}): {@code lock_name} (primary key), {@code owner_token} (the holder's owner
+ * token, {@code NULL} when free), {@code fencing_token} (the last token issued, kept after release) and
+ * {@code lease_until} (end of the holder's lease, on the database clock).
+ */
+final class LockSql {
+
+    /** The databases whose acquire statement is known. */
+    enum Dialect {
+        /** PostgreSQL 9.5 or later (upsert). */
+        POSTGRESQL,
+        /** H2 2.x in any compatibility mode (MERGE ... USING and data change delta tables). */
+        H2;
+
+        /**
+         * @param productName {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
+         * @return the dialect
+         * @throws IllegalStateException for a database without one
+         */
+        static Dialect of(String productName) {
+            String name = productName.toLowerCase(Locale.ROOT);
+            if (name.contains("postgresql")) {
+                return POSTGRESQL;
+            }
+            if (name.equals("h2")) {
+                return H2;
+            }
+            throw new IllegalStateException("distlock-jdbc supports PostgreSQL and H2, not " + productName);
+        }
+    }
+
+    /**
+     * The next fencing token is at least the database clock in microseconds (and above the row's last token): so
+     * tokens keep increasing even when a row is deleted or the database is restored from an older backup, as long as
+     * the database clock does not go back by more than the time between two holders. The Redis store issues tokens
+     * the same way.
+     */
+    private static final String CLOCK_MICROS = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT)";
+
+    /** The end of a lease of {@code ?} milliseconds from now, on the database clock. */
+    private static final String LEASE_END = "CURRENT_TIMESTAMP + CAST(? AS BIGINT) * INTERVAL '0.001' SECOND";
+
+    private final String acquire;
+
+    private final String release;
+
+    private final String renew;
+
+    private final String health;
+
+    /**
+     * @param table the validated table name ({@link JdbcLockConfig})
+     * @param dialect the database
+     */
+    LockSql(String table, Dialect dialect) {
+        this.acquire = dialect == Dialect.POSTGRESQL ? postgresAcquire(table) : h2Acquire(table);
+        // An expired lease is not released (its row keeps the owner until someone takes it, which needs no clean-up:
+        // an expired row counts as free), so the caller learns that its lease ran out.
+        this.release = "UPDATE " + table + " SET owner_token = NULL"
+                + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
+        // Only a lease that has not ended may be renewed, as in Redis where an expired key is gone.
+        this.renew = "UPDATE " + table + " SET lease_until = " + LEASE_END
+                + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
+        this.health = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ''";
+    }
+
+    /**
+     * Parameters: lock name, owner token, lease in ms. One row with the fencing token when granted (new row, free
+     * row, expired row, or a repeat by the same owner, which keeps its token), none when another owner holds a live
+     * lease. Atomic: the conflict clause locks the row, so two callers cannot both take it.
+     */
+    private static String postgresAcquire(String table) {
+        return "INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until)"
+                + " VALUES (?, ?, " + CLOCK_MICROS + ", " + LEASE_END + ")"
+                + " ON CONFLICT (lock_name) DO UPDATE SET"
+                + " fencing_token = CASE WHEN t.owner_token = EXCLUDED.owner_token THEN t.fencing_token"
+                + " ELSE GREATEST(t.fencing_token + 1, EXCLUDED.fencing_token) END,"
+                + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until"
+                + " WHERE t.owner_token IS NULL OR t.owner_token = EXCLUDED.owner_token"
+                + " OR t.lease_until <= CURRENT_TIMESTAMP"
+                + " RETURNING t.fencing_token";
+    }
+
+    /** The same as {@link #postgresAcquire} for H2. Two callers inserting a new name at once: one gets 23505. */
+    private static String h2Acquire(String table) {
+        String leaseEnd = "CURRENT_TIMESTAMP + s.l * INTERVAL '0.001' SECOND";
+        return "SELECT fencing_token FROM FINAL TABLE (MERGE INTO " + table + " t"
+                + " USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), CAST(? AS BIGINT))) s(n, o, l)"
+                + " ON t.lock_name = s.n"
+                + " WHEN MATCHED AND (t.owner_token IS NULL OR t.owner_token = s.o"
+                + " OR t.lease_until <= CURRENT_TIMESTAMP) THEN UPDATE SET"
+                + " fencing_token = CASE WHEN t.owner_token = s.o THEN t.fencing_token"
+                + " ELSE GREATEST(t.fencing_token + 1, " + CLOCK_MICROS + ") END,"
+                + " owner_token = s.o, lease_until = " + leaseEnd
+                + " WHEN NOT MATCHED THEN INSERT (lock_name, owner_token, fencing_token, lease_until)"
+                + " VALUES (s.n, s.o, " + CLOCK_MICROS + ", " + leaseEnd + "))";
+    }
+
+    /** @return the acquire query: parameters name, owner, lease ms; one row with the token when granted */
+    String acquire() {
+        return acquire;
+    }
+
+    /** @return the release update: parameters name, owner; 1 row when released within the lease */
+    String release() {
+        return release;
+    }
+
+    /** @return the renewal update: parameters lease ms, name, owner; 1 row when renewed */
+    String renew() {
+        return renew;
+    }
+
+    /** @return a cheap query that fails when the table is missing */
+    String health() {
+        return health;
+    }
+}

@@ -1,0 +1,12 @@
+-- The lock table of distlock-jdbc on H2, in any compatibility mode (distlock.jdbc.initialize-schema runs it with
+-- the configured distlock.jdbc.table-name in place of distlock_lock). Safe to run again.
+-- One row per lock name; it stays after release (owner_token NULL) so that fencing tokens keep increasing.
+CREATE TABLE IF NOT EXISTS distlock_lock (
+    lock_name     VARCHAR(255)                NOT NULL PRIMARY KEY,
+    -- The holder's owner token (one per acquisition); NULL when free.
+    owner_token   VARCHAR(64),
+    -- The last fencing token issued for the name.
+    fencing_token BIGINT                      NOT NULL,
+    -- End of the holder's lease on the database clock; the row is free once it has passed.
+    lease_until   TIMESTAMP(6) WITH TIME ZONE NOT NULL
+);

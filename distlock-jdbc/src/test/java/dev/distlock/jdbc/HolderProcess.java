@@ -1,0 +1,40 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.LockListener;
+
+/**
+ * A separate JVM that takes a lock in the database and holds it until it is killed; used to show that a crashed
+ * holder blocks the lock for at most its lease. Arguments: JDBC URL, table, lock name, lease in ms. Prints
+ * "LOCKED token".
+ */
+public final class HolderProcess {
+
+    private HolderProcess() {
+    }
+
+    /**
+     * @param args JDBC URL, table, lock name, lease ms
+     * @throws InterruptedException never in practice: the process is killed while sleeping
+     */
+    public static void main(String[] args) throws InterruptedException {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl(args[0]);
+        pool.setUsername("sa");
+        pool.setMaximumPoolSize(2);
+        StoreLockService service = new StoreLockService(new JdbcLockStore(pool, JdbcLockConfig.defaults()
+                .withTableName(args[1])), LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(
+                        args[3]))), LockListener.NONE);
+        service.start();
+        LockHandle handle = service.lock(args[2], LockOptions.defaults());
+        System.out.println("LOCKED " + handle.fencingToken());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL
+    }
+}

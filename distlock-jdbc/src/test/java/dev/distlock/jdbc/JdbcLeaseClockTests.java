@@ -1,0 +1,129 @@
+package dev.distlock.jdbc;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockType;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Clock skew between application nodes does not matter: every lease is judged by the database clock. Shown two
+ * ways that fail if a JVM clock were used: (1) every value the store sends the database is recorded, and none is a
+ * time (no date-time type, no number that could be an epoch time): the only numbers are lease durations; and (2)
+ * the lease end in the row is the database's {@code CURRENT_TIMESTAMP} plus the lease, measured on the database.
+ */
+class JdbcLeaseClockTests {
+
+    /** Epoch milliseconds are above 10^12 since 2001; lease durations in the tests are far below. */
+    private static final long EPOCH_MILLIS_FLOOR = 1_000_000_000_000L;
+
+    private final List<Object> sent = new CopyOnWriteArrayList<>();
+
+    private final List<String> statements = new CopyOnWriteArrayList<>();
+
+    @Test
+    void theStoreSendsNoTimeOnlyDurationsAndTheDatabaseClockSetsTheLease() throws Exception {
+        try (H2TestServer server = new H2TestServer(""); HikariDataSource pool = server.pool(2)) {
+            server.createTable(pool, "clock_lock");
+            JdbcLockStore store = new JdbcLockStore(recording(pool), JdbcLockConfig.defaults()
+                    .withTableName("clock_lock"));
+            LockRequest first = request("skew", "owner-a", 60_000);
+            Attempt granted = store.attempt(first, 0, false);
+            assertThat(granted.isAcquired()).isTrue();
+            assertThat(store.attempt(request("skew", "owner-b", 60_000), 1000, false).isAcquired()).isFalse();
+            Lease lease = lease(first, granted.fencingToken());
+            assertThat(store.renew(List.of(lease))).containsExactly(RenewalResult.RENEWED);
+
+            // The lease ends a minute after the database's now, whatever the JVM clock says.
+            try (PreparedStatement query = server.admin().prepareStatement("SELECT DATEDIFF(MILLISECOND, "
+                    + "CURRENT_TIMESTAMP, lease_until) FROM clock_lock WHERE lock_name = 'skew'");
+                    ResultSet row = query.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getLong(1)).isBetween(55_000L, 60_000L);
+            }
+            assertThat(store.release(lease)).isEqualTo(ReleaseResult.RELEASED);
+            store.close();
+        }
+        assertThat(statements).isNotEmpty().allSatisfy(sql -> assertThat(sql).contains("CURRENT_TIMESTAMP"));
+        assertThat(sent).isNotEmpty().allSatisfy(value -> {
+            assertThat(value).isNotInstanceOfAny(java.util.Date.class, java.time.temporal.Temporal.class);
+            if (value instanceof Number number) {
+                assertThat(number.longValue()).as("a duration, not a time").isEqualTo(60_000L)
+                        .isLessThan(EPOCH_MILLIS_FLOOR);
+            }
+        });
+    }
+
+    private static LockRequest request(String name, String owner, long leaseMillis) {
+        return new LockRequest(name, LockType.REENTRANT, owner, Duration.ofSeconds(1), Duration.ofMillis(leaseMillis),
+                true);
+    }
+
+    private static Lease lease(LockRequest request, long token) {
+        return new Lease() {
+            @Override
+            public LockRequest request() {
+                return request;
+            }
+
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+        };
+    }
+
+    /** A data source whose prepared statements record their SQL and every parameter value the store sets. */
+    private DataSource recording(DataSource target) {
+        return proxy(DataSource.class, (proxy, method, args) -> {
+            Object result = method.invoke(target, args);
+            return result instanceof Connection connection ? recording(connection) : result;
+        });
+    }
+
+    private Connection recording(Connection target) {
+        return proxy(Connection.class, (proxy, method, args) -> {
+            Object result = method.invoke(target, args);
+            if (result instanceof PreparedStatement statement) {
+                statements.add((String) args[0]);
+                return proxy(PreparedStatement.class, (p, m, a) -> {
+                    if (m.getName().startsWith("set") && a != null && a.length == 2 && a[0] instanceof Integer) {
+                        sent.add(a[1]);
+                    }
+                    return m.invoke(statement, a);
+                });
+            }
+            return result;
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, InvocationHandler handler) {
+        InvocationHandler unwrapping = (proxy, method, args) -> {
+            try {
+                return handler.invoke(proxy, method, args);
+            }
+            catch (java.lang.reflect.InvocationTargetException ex) {
+                throw ex.getCause();
+            }
+        };
+        return (T) Proxy.newProxyInstance(JdbcLeaseClockTests.class.getClassLoader(), new Class<?>[] { type },
+                unwrapping);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.distlock.jdbc;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.test.LockHistory;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A holder JVM killed with SIGKILL (no shutdown hook, no release) blocks the lock for at most its lease: the lease
+ * in the row ends on the database clock whether or not its holder is alive.
+ */
+class JdbcProcessCrashTests {
+
+    private final LockHistory history = new LockHistory();
+
+    @Test
+    void lockOfAKilledHolderIsFreeAgainWithinTheLease() throws Exception {
+        long leaseMillis = 1500;
+        try (H2TestServer server = new H2TestServer(""); HikariDataSource pool = server.pool(2)) {
+            server.createTable(pool, "crash_lock");
+            String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+            Process holder = new ProcessBuilder(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
+                    System.getProperty("java.class.path"), HolderProcess.class.getName(), server.url(), "crash_lock",
+                    "crash", String.valueOf(leaseMillis)).redirectErrorStream(true).start();
+            try (StoreLockService node = new StoreLockService(new JdbcLockStore(pool, JdbcLockConfig.defaults()
+                    .withTableName("crash_lock")), LockConfig.defaults(), CompositeLockListener.of(List.of(
+                            history.listener())))) {
+                node.start();
+                String locked = CompletableFuture.supplyAsync(() -> firstLockedLine(holder)).get(60, TimeUnit.SECONDS);
+                assertThat(locked).startsWith("LOCKED ");
+                long lockedAt = System.nanoTime();
+                long holderToken = Long.parseLong(locked.substring("LOCKED ".length()).trim());
+                // Longer than the lease: only the holder's watchdog keeps the lock now.
+                Thread.sleep(leaseMillis + 500);
+                assertThat(node.tryLock("crash", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                        .as("the live holder's watchdog keeps the lock").isEmpty();
+
+                holder.destroyForcibly(); // SIGKILL
+                holder.waitFor(10, TimeUnit.SECONDS);
+                long killed = System.nanoTime();
+                history.record("crash", "holder-jvm", holderToken, lockedAt, killed, false);
+                try (LockHandle handle = node.lock("crash",
+                        LockOptions.defaults().withWaitTime(Duration.ofMillis(leaseMillis * 3)))) {
+                    history.hold("survivor", handle, () -> assertThat(Duration.ofNanos(System.nanoTime() - killed))
+                            .isLessThanOrEqualTo(Duration.ofMillis(leaseMillis + 1000)));
+                    assertThat(handle.fencingToken()).isGreaterThan(holderToken);
+                }
+                history.assertConsistent();
+            }
+            finally {
+                holder.destroyForcibly();
+            }
+        }
+    }
+
+    private static String firstLockedLine(Process holder) {
+        BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(),
+                StandardCharsets.UTF_8));
+        StringBuilder output = new StringBuilder("EOF after:\n");
+        try {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.startsWith("LOCKED ")) {
+                    return line;
+                }
+                output.append(line).append('\n');
+            }
+            return output.toString();
+        }
+        catch (IOException ex) {
+            return output.append(ex).toString();
+        }
+    }
+}
