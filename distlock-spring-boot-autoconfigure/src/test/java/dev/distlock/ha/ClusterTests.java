@@ -123,6 +123,7 @@ class ClusterTests {
         RenewalRuns runs = new RenewalRuns(cluster.masters());
         runner("distlock.lease-time=1500ms").withBean(RenewalRuns.class, () -> runs).run(a -> runner().run(b -> {
             LockService nodeA = a.getBean(LockService.class);
+            LockLoad.warmUp(nodeA);
             List<LockHandle> held = new ArrayList<>();
             for (String name : names) {
                 held.add(nodeA.lock(name));
@@ -185,6 +186,8 @@ class ClusterTests {
         runner("distlock.lease-time=5s").run(a -> runner("distlock.lease-time=5s").run(b -> {
             LockService nodeA = a.getBean(LockService.class);
             LockService nodeB = b.getBean(LockService.class);
+            LockLoad.warmUp(nodeA);
+            LockLoad.warmUp(nodeB);
             RedisServerProcess doomed = cluster.masters().get(0);
             String failing = nameOn(doomed, "failing");
             List<LockHandle> elsewhere = List.of(nodeA.lock(nameOn(cluster.masters().get(1), "steady")),

@@ -57,6 +57,13 @@ final class LockLoad implements AutoCloseable {
         }
     }
 
+    /** Locks once, as soon as the node's first connection (found through Sentinel or Cluster) is up. */
+    static void warmUp(LockService node) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                .ignoreExceptionsInstanceOf(LockUnavailableException.class)
+                .untilAsserted(() -> node.lock("warm").unlock());
+    }
+
     private void run(LockService node, String name, String holder) {
         while (!stop.get()) {
             try (LockHandle handle = node.lock(name)) {

@@ -62,7 +62,7 @@ class ReplicaAcknowledgementTests {
                         DistlockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.sentinel.master=" + topology.masterName(),
                         "spring.data.redis.sentinel.nodes=" + topology.sentinelNodes(),
-                        "spring.data.redis.timeout=5s", "distlock.key-prefix=ack", "distlock.command-timeout=500ms",
+                        "spring.data.redis.timeout=5s", "distlock.key-prefix=ack", "distlock.command-timeout=1s",
                         "distlock.lease-time=15s")
                 .withPropertyValues(properties)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
@@ -80,7 +80,7 @@ class ReplicaAcknowledgementTests {
     void withOneReplicaAcknowledgementALockSurvivesTheFailover() {
         runner("distlock.replication.min-replicas=1", "distlock.replication.timeout=3s").run(a -> runner().run(b -> {
             LockService nodeA = a.getBean(LockService.class);
-            nodeA.lock("warm").unlock();
+            LockLoad.warmUp(nodeA);
             LockHandle held = nodeA.lock("survivor");
             topology.killMaster();
             topology.awaitFailover(Duration.ofSeconds(30));
@@ -95,7 +95,7 @@ class ReplicaAcknowledgementTests {
     void withOneReplicaAcknowledgementAnAcquireNoReplicaConfirmsIsUndoneAndFailsClosed() {
         runner("distlock.replication.min-replicas=1", "distlock.replication.timeout=300ms").run(a -> {
             LockService nodeA = a.getBean(LockService.class);
-            nodeA.lock("warm").unlock();
+            LockLoad.warmUp(nodeA);
             RedisServerProcess master = topology.master();
             topology.replicas().forEach(RedisServerProcess::pause);
             master.call("CLIENT", "KILL", "TYPE", "replica");
@@ -122,7 +122,7 @@ class ReplicaAcknowledgementTests {
             boolean[] lostThisRound = { false };
             runner().run(a -> runner().run(b -> {
                 LockService nodeA = a.getBean(LockService.class);
-                nodeA.lock("warm").unlock(); // connected, so that nothing delays the acquire below
+                LockLoad.warmUp(nodeA); // connected, so that nothing delays the acquire below
                 // The replicas lag: frozen and cut off, so the lock write stays on the master only (the scenario in
                 // which the test above fails closed with acknowledgements).
                 RedisServerProcess master = topology.master();

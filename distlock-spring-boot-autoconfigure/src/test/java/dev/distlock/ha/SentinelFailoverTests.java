@@ -60,7 +60,7 @@ class SentinelFailoverTests {
                         DistlockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.sentinel.master=" + topology.masterName(),
                         "spring.data.redis.sentinel.nodes=" + topology.sentinelNodes(),
-                        "spring.data.redis.timeout=5s", "distlock.key-prefix=ha", "distlock.command-timeout=500ms",
+                        "spring.data.redis.timeout=5s", "distlock.key-prefix=ha", "distlock.command-timeout=1s",
                         "distlock.lease-time=3s", "distlock.wait-time=1s")
                 .withPropertyValues(properties)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
@@ -72,6 +72,8 @@ class SentinelFailoverTests {
         runner().run(a -> runner().run(b -> {
             LockService nodeA = a.getBean(LockService.class);
             LockService nodeB = b.getBean(LockService.class);
+            LockLoad.warmUp(nodeA);
+            LockLoad.warmUp(nodeB);
             LockHandle longHeld = nodeA.lock("long-held");
             try (LockLoad load = new LockLoad(history, "loop", 2, nodeA, nodeB)) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> load.grants() >= 20);

@@ -294,11 +294,11 @@ public abstract class LockStoreContractTests {
 
     @Test
     void watchdogKeepsTheLockPastSeveralLeases() throws Exception {
-        LockConfig shortLease = config().withLeaseTime(Duration.ofSeconds(1));
+        LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
         StoreLockService a = node(shortLease);
         StoreLockService b = node(shortLease);
         try (LockHandle handle = a.lock("long-work")) {
-            Thread.sleep(3500); // the behaviour under test: work that outlasts three leases
+            Thread.sleep(4800); // the behaviour under test: work that outlasts three leases
             assertThat(handle.isHeld()).isTrue();
             assertThat(b.tryLock("long-work", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
             assertThat(a.heldLocks()).singleElement().satisfies(info -> assertThat(info.renewals()).isPositive());
