@@ -30,13 +30,16 @@ final class LeaseEndings {
 
     private final Consumer<LeaseHandle> stopRenewing;
 
+    private final LocalHandOff handOff;
+
     LeaseEndings(LockStore store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
-            Consumer<LeaseHandle> stopRenewing) {
+            Consumer<LeaseHandle> stopRenewing, LocalHandOff handOff) {
         this.store = store;
         this.onLeaseLost = onLeaseLost;
         this.listener = listener;
         this.held = held;
         this.stopRenewing = stopRenewing;
+        this.handOff = handOff;
     }
 
     /** Releases the lock in the store; called once, when the last hold of the handle is released. */
@@ -46,6 +49,15 @@ final class LeaseEndings {
             return;
         }
         stopRenewing.accept(handle);
+        if (previous == LeaseHandle.State.HELD && handOff.offer(handle)) {
+            // The next thread of this JVM takes the lease over: the hold ends here, the store lease goes on.
+            handle.releaseLocal();
+            held.remove(handle);
+            log.debug("Lock '{}' (fencing token {}) handed to the next local thread", handle.name(),
+                    handle.fencingToken());
+            listener.released(handle, ReleaseResult.RELEASED);
+            return;
+        }
         ReleaseResult result;
         try {
             result = store.release(handle);
@@ -97,12 +109,16 @@ final class LeaseEndings {
             held.remove(handle);
             listener.expired(handle);
             if (!store.leasesExpire()) {
-                releaseQuietly(handle); // a session-bound lease does not end by itself
+                releaseToStore(handle); // a session-bound lease does not end by itself
             }
         }
     }
 
-    private void releaseQuietly(LeaseHandle handle) {
+    /**
+     * Releases a lease in the store without telling anyone: a session-bound lease that ran out, or one a local
+     * hand-off left and nobody took (or could use).
+     */
+    void releaseToStore(LeaseHandle handle) {
         try {
             store.release(handle);
         }

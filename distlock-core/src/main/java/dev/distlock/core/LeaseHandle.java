@@ -42,6 +42,11 @@ final class LeaseHandle implements LockHandle, Lease {
 
     private final boolean expires;
 
+    /** The fencing token the store issued for this lease, and when its reply arrived: bounds local tokens. */
+    private final long storeToken;
+
+    private final long storeTokenNanos;
+
     private final Instant acquiredAt = Instant.now();
 
     private final long acquiredNanos = System.nanoTime();
@@ -66,6 +71,7 @@ final class LeaseHandle implements LockHandle, Lease {
 
     private final AtomicBoolean localReleased = new AtomicBoolean();
 
+    /** A lease the store just granted. */
     LeaseHandle(StoreLockService service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
             long requestSentNanos, boolean expires) {
         this.service = service;
@@ -73,8 +79,40 @@ final class LeaseHandle implements LockHandle, Lease {
         this.fencingToken = fencingToken;
         this.localEntry = localEntry;
         this.expires = expires;
+        this.storeToken = fencingToken;
+        this.storeTokenNanos = System.nanoTime();
         this.lastRenewalNanos = requestSentNanos;
         this.leaseDeadlineNanos = deadline(requestSentNanos, request.leaseTime());
+    }
+
+    /** The same store lease, handed over to the next thread of this JVM with the next fencing token. */
+    private LeaseHandle(LeaseHandle previous, long fencingToken) {
+        this.service = previous.service;
+        this.request = previous.request;
+        this.fencingToken = fencingToken;
+        this.localEntry = previous.localEntry;
+        this.expires = previous.expires;
+        this.storeToken = previous.storeToken;
+        this.storeTokenNanos = previous.storeTokenNanos;
+        this.lastRenewalNanos = previous.lastRenewalNanos;
+        this.leaseDeadlineNanos = previous.leaseDeadlineNanos;
+    }
+
+    /**
+     * @param fencingToken the next holder's token
+     * @return a handle for the next holder of this (released) handle's store lease
+     */
+    LeaseHandle handOver(long fencingToken) {
+        return new LeaseHandle(this, fencingToken);
+    }
+
+    /**
+     * The highest token this JVM may issue now without the store: the store's token plus the microseconds since
+     * its reply. The store issued it at most at its clock, and the store's clock has advanced at least that much
+     * since, so a token issued after a crash (at least the store's clock) is above every local one.
+     */
+    long clockBoundToken() {
+        return storeToken + (System.nanoTime() - storeTokenNanos) / 1000;
     }
 
     /**

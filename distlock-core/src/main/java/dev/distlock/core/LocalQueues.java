@@ -30,13 +30,20 @@ final class LocalQueues {
         });
     }
 
-    void leave(Entry entry) {
+    /**
+     * @return a lease left for a local waiter (see {@link LocalHandOff}) that nobody will take any more, because
+     *         the last user of the name left: the caller releases it to the store
+     */
+    @Nullable LeaseHandle leave(Entry entry) {
+        boolean[] removed = { false };
         entries.computeIfPresent(entry.key, (key, current) -> {
             if (current != entry) {
                 return current;
             }
-            return --current.users == 0 ? null : current;
+            removed[0] = --current.users == 0;
+            return removed[0] ? null : current;
         });
+        return removed[0] ? entry.takeTransfer() : null;
     }
 
     /**
@@ -98,6 +105,16 @@ final class LocalQueues {
         /** Guarded by the map's per-key lock in compute. */
         int users;
 
+        /** A lease its holder left for the next local thread ({@link LocalHandOff}). */
+        private final java.util.concurrent.atomic.AtomicReference<@Nullable LeaseHandle> transfer =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        /** Local hand-offs since the lock came from the store; read and written by the permit holder only. */
+        int streakCount;
+
+        /** When the lock came from the store ({@link System#nanoTime()}); permit holder only. */
+        long streakStartNanos;
+
         Entry(Key key) {
             this.key = key;
         }
@@ -115,6 +132,14 @@ final class LocalQueues {
             wakeNow = false;
             recheckAtNanos = 0;
             competitor = Thread.currentThread();
+        }
+
+        void transfer(LeaseHandle handle) {
+            transfer.set(handle);
+        }
+
+        @Nullable LeaseHandle takeTransfer() {
+            return transfer.getAndSet(null);
         }
 
         void stopCompeting() {

@@ -15,12 +15,19 @@ import org.springframework.boot.convert.DurationStyle;
  * @param waitTime default wait for calls that leave it unset ({@code distlock.wait-time}); zero tries once
  * @param leaseTime the watchdog lease ({@code distlock.lease-time}), renewed every third of it
  * @param onLeaseLost what the caller sees after a lost lease ({@code distlock.on-lease-lost})
+ * @param localHandOffMaxCount local hand-offs in a row before the lock goes back to the store
+ *        ({@code distlock.local-hand-off.max-count}); 0 turns local hand-off off
+ * @param localHandOffMaxTime how long a streak of local hand-offs may last
+ *        ({@code distlock.local-hand-off.max-time})
  */
-public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost) {
+public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost, int localHandOffMaxCount,
+        Duration localHandOffMaxTime) {
 
     private static final LockConfig DEFAULTS = new LockConfig(DurationStyle.detectAndParse(LockDefaults.WAIT_TIME),
             DurationStyle.detectAndParse(LockDefaults.LEASE_TIME), OnLeaseLost.valueOf(
-                    LockDefaults.ON_LEASE_LOST.toUpperCase(java.util.Locale.ROOT)));
+                    LockDefaults.ON_LEASE_LOST.toUpperCase(java.util.Locale.ROOT)),
+            Integer.parseInt(LockDefaults.LOCAL_HAND_OFF_MAX_COUNT),
+            DurationStyle.detectAndParse(LockDefaults.LOCAL_HAND_OFF_MAX_TIME));
 
     /**
      * Validates the settings.
@@ -34,6 +41,14 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
             // Renewed every third of it: below 3 ms there is nothing left to renew with.
             throw new IllegalArgumentException("distlock.lease-time must be at least 3ms: " + leaseTime);
         }
+        if (localHandOffMaxCount < 0) {
+            throw new IllegalArgumentException("distlock.local-hand-off.max-count must not be negative: "
+                    + localHandOffMaxCount);
+        }
+        if (localHandOffMaxTime == null || localHandOffMaxTime.isNegative()) {
+            throw new IllegalArgumentException("distlock.local-hand-off.max-time must not be negative: "
+                    + localHandOffMaxTime);
+        }
     }
 
     /** @return the documented defaults */
@@ -43,16 +58,25 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
 
     /** @param waitTime the default wait @return a copy with it */
     public LockConfig withWaitTime(Duration waitTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime);
     }
 
     /** @param leaseTime the watchdog lease @return a copy with it */
     public LockConfig withLeaseTime(Duration leaseTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime);
     }
 
     /** @param onLeaseLost the lease-lost policy @return a copy with it */
     public LockConfig withOnLeaseLost(OnLeaseLost onLeaseLost) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime);
+    }
+
+    /**
+     * @param maxCount local hand-offs in a row before the lock goes back to the store; 0 turns them off
+     * @param maxTime how long a streak may last
+     * @return a copy with them
+     */
+    public LockConfig withLocalHandOff(int maxCount, Duration maxTime) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, maxCount, maxTime);
     }
 }

@@ -29,10 +29,13 @@ final class StoreAcquirer {
 
     private final LocalQueues queues;
 
-    StoreAcquirer(StoreLockService service, LockStore store, LocalQueues queues) {
+    private final LocalHandOff handOff;
+
+    StoreAcquirer(StoreLockService service, LockStore store, LocalQueues queues, LocalHandOff handOff) {
         this.service = service;
         this.store = store;
         this.queues = queues;
+        this.handOff = handOff;
     }
 
     /**
@@ -48,7 +51,10 @@ final class StoreAcquirer {
                 return null;
             }
             try {
-                handle = compete(request, entry, deadline);
+                handle = handOff.take(entry, request, service::releaseToStore);
+                if (handle == null) {
+                    handle = compete(request, entry, deadline);
+                }
             }
             finally {
                 if (handle == null || request.shared()) {
@@ -62,7 +68,7 @@ final class StoreAcquirer {
         }
         finally {
             if (handle == null) {
-                queues.leave(entry);
+                service.leave(entry);
             }
         }
         return handle;
@@ -76,6 +82,7 @@ final class StoreAcquirer {
                 long sent = System.nanoTime();
                 Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
                 if (attempt.isAcquired()) {
+                    LocalHandOff.streakStarts(entry);
                     return new LeaseHandle(service, request, attempt.fencingToken(), entry, sent,
                             store.leasesExpire());
                 }

@@ -69,8 +69,10 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         this.config = Objects.requireNonNull(config, "config");
         this.listener = listener instanceof CompositeLockListener ? listener
                 : CompositeLockListener.of(List.of(listener));
-        this.acquirer = new StoreAcquirer(this, store, queues);
-        this.endings = new LeaseEndings(store, config.onLeaseLost(), this.listener, held, this::stopRenewing);
+        LocalHandOff handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
+        this.acquirer = new StoreAcquirer(this, store, queues, handOff);
+        this.endings = new LeaseEndings(store, config.onLeaseLost(), this.listener, held, this::stopRenewing,
+                handOff);
         this.watchdog = new Watchdog(store, config.leaseTime(), this.listener, endings::leaseLost);
     }
 
@@ -178,7 +180,20 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         if (!entry.shared()) {
             entry.permit.release();
         }
-        queues.leave(entry);
+        leave(entry);
+    }
+
+    /** Leaves the local queue; the last one out releases a lease that was left for a local waiter. */
+    void leave(LocalQueues.Entry entry) {
+        LeaseHandle left = queues.leave(entry);
+        if (left != null) {
+            releaseToStore(left);
+        }
+    }
+
+    /** Releases a lease that a local hand-off left and nobody took (or could use). */
+    void releaseToStore(LeaseHandle left) {
+        endings.releaseToStore(left);
     }
 
     /** @return the number of lock names with local state; for tests */

@@ -18,6 +18,12 @@ public final class LockDefaults {
     /** {@code distlock.on-lease-lost}. */
     public static final String ON_LEASE_LOST = "log";
 
+    /** {@code distlock.local-hand-off.max-count}. */
+    public static final String LOCAL_HAND_OFF_MAX_COUNT = "100";
+
+    /** {@code distlock.local-hand-off.max-time}. */
+    public static final String LOCAL_HAND_OFF_MAX_TIME = "5ms";
+
     /** {@code distlock.command-timeout}. */
     public static final String COMMAND_TIMEOUT = "2s";
 

@@ -73,6 +73,15 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * @return true when every fencing token this store issues is at least its clock in microseconds (and above
+     *         every earlier token): the engine may then hand a held lock to another thread of the JVM with the next
+     *         token without asking the store, since a token the store issues later is higher anyway
+     */
+    default boolean tokensFollowClock() {
+        return false;
+    }
+
+    /**
      * A cheap local check, made by {@link dev.distlock.LockHandle#isHeld()}.
      *
      * @param lease a lease this store granted

@@ -174,6 +174,12 @@ public class RedisLockStore implements LockStore {
         }
     }
 
+    /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
+    @Override
+    public boolean tokensFollowClock() {
+        return true;
+    }
+
     @Override
     public void cancel(LockRequest request) {
         cancelAsync(request, LockKeys.of(config.keyPrefix(), request.name()));

@@ -192,6 +192,12 @@ public class RedlockStore implements LockStore {
         return votes;
     }
 
+    /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
+    @Override
+    public boolean tokensFollowClock() {
+        return true;
+    }
+
     @Override
     public void cancel(LockRequest request) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());

@@ -31,6 +31,7 @@ import org.springframework.core.Ordered;
  *        so that the transaction commits before the lock is released.
  * @param store The lock store: 'redis', 'jdbc' or 'zookeeper'. Required only when several stores are on the class
  *        path.
+ * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
  * @param replication Redis replica acknowledgement of lock writes.
  * @param redlock Quorum locking over independent Redis masters.
  * @param jdbc The relational-database store.
@@ -46,6 +47,7 @@ public record DistlockProperties(
         @DefaultValue(LockDefaults.COMMAND_TIMEOUT) Duration commandTimeout,
         @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder,
         @Nullable String store,
+        @DefaultValue LocalHandOff localHandOff,
         @DefaultValue Replication replication,
         @DefaultValue Redlock redlock,
         @DefaultValue Jdbc jdbc,
@@ -64,7 +66,7 @@ public record DistlockProperties(
      * validated by the store's own configuration when its bean is created.
      */
     public DistlockProperties {
-        toLockConfig(waitTime, leaseTime, onLeaseLost);
+        toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff);
         if (keyPrefix == null || keyPrefix.isBlank()) {
             throw new IllegalArgumentException("distlock.key-prefix must not be blank");
         }
@@ -75,11 +77,21 @@ public record DistlockProperties(
 
     /** @return the engine settings these properties describe */
     public LockConfig toLockConfig() {
-        return toLockConfig(waitTime, leaseTime, onLeaseLost);
+        return toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff);
     }
 
-    private static LockConfig toLockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost);
+    private static LockConfig toLockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost,
+            LocalHandOff localHandOff) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOff.maxCount(), localHandOff.maxTime());
+    }
+
+    /**
+     * @param maxCount Local hand-offs in a row before the lock goes back to the store, so that other instances get
+     *        their turn. 0 turns local hand-off off.
+     * @param maxTime How long a streak of local hand-offs may last before the lock goes back to the store.
+     */
+    public record LocalHandOff(@DefaultValue(LockDefaults.LOCAL_HAND_OFF_MAX_COUNT) int maxCount,
+            @DefaultValue(LockDefaults.LOCAL_HAND_OFF_MAX_TIME) Duration maxTime) {
     }
 
     /**

@@ -91,6 +91,11 @@ public final class CountingLockStore implements LockStore {
     }
 
     @Override
+    public boolean tokensFollowClock() {
+        return delegate.tokensFollowClock();
+    }
+
+    @Override
     public boolean isHeld(Lease lease) {
         return delegate.isHeld(lease);
     }

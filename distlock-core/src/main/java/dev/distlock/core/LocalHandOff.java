@@ -1,0 +1,96 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+
+import dev.distlock.LockType;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Passes a held lock straight to the next thread of this JVM that waits for it, without a store round trip: the
+ * store lease (owner token, watchdog renewals) stays as it is, and the next holder gets the next fencing token.
+ * <p>
+ * <b>Fairness:</b> a streak of local hand-offs ends after {@code maxCount} hand-offs or {@code maxTime}, whichever
+ * comes first; then the lock is released to the store, which hands it to the longest-waiting waiter of any JVM.
+ * {@link LockType#FAIR} locks, read locks and fixed leases are never handed over locally.
+ * <p>
+ * <b>Fencing:</b> local tokens count up from the store's token, never faster than the clock: a token is at most the
+ * store's token plus the microseconds since the store issued it ({@link LeaseHandle#clockBoundToken()}), so a
+ * token the store issues later — at least its clock in microseconds, also after this JVM crashed mid-streak — is
+ * above every local one. The store learns the last local token at release, and passes it on with a hand-off.
+ * Only stores whose tokens follow the clock ({@link LockStore#tokensFollowClock()}) allow this.
+ */
+final class LocalHandOff {
+
+    private final boolean enabled;
+
+    private final int maxCount;
+
+    private final long maxNanos;
+
+    LocalHandOff(LockStore store, int maxCount, Duration maxTime) {
+        this.enabled = store.tokensFollowClock() && maxCount > 0 && !maxTime.isZero();
+        this.maxCount = maxCount;
+        this.maxNanos = maxTime.toNanos();
+    }
+
+    /**
+     * Called by the releasing thread, which still holds the local permit.
+     *
+     * @param releasing the handle being released (already marked released)
+     * @return true when the lease was left for the next local thread: the store must not be released then
+     */
+    boolean offer(LeaseHandle releasing) {
+        LocalQueues.Entry entry = releasing.localEntry();
+        if (!enabled || !eligible(releasing.request()) || !entry.permit.hasQueuedThreads()
+                || releasing.pastDeadline(System.nanoTime())) {
+            return false;
+        }
+        if (entry.streakCount >= maxCount || System.nanoTime() - entry.streakStartNanos >= maxNanos) {
+            return false;
+        }
+        entry.transfer(releasing);
+        return true;
+    }
+
+    /**
+     * Called by a thread that just got the local permit.
+     *
+     * @return a handle over the lease left by the previous holder, or {@code null} when there is none or it does
+     *         not fit this request (it is then returned through {@code incompatible})
+     */
+    @Nullable LeaseHandle take(LocalQueues.Entry entry, LockRequest request, java.util.function.Consumer<LeaseHandle> incompatible) {
+        LeaseHandle left = entry.takeTransfer();
+        if (left == null) {
+            return null;
+        }
+        LockRequest held = left.request();
+        if (left.pastDeadline(System.nanoTime()) || !eligible(request) || held.type() != request.type()
+                || !held.leaseTime().equals(request.leaseTime())) {
+            incompatible.accept(left);
+            return null;
+        }
+        entry.streakCount++;
+        return left.handOver(nextToken(left));
+    }
+
+    /** A store acquisition starts a new streak. */
+    static void streakStarts(LocalQueues.Entry entry) {
+        entry.streakCount = 0;
+        entry.streakStartNanos = System.nanoTime();
+    }
+
+    private static boolean eligible(LockRequest request) {
+        return request.watchdog() && request.type() != LockType.FAIR && !request.shared();
+    }
+
+    /** The next token: one more, once the clock allows it (hand-offs faster than one per microsecond wait). */
+    private static long nextToken(LeaseHandle previous) {
+        long next = previous.fencingToken() + 1;
+        while (next > previous.clockBoundToken()) {
+            Thread.onSpinWait();
+        }
+        return next;
+    }
+}
