@@ -8,7 +8,16 @@
 --         reply never came)
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock.
--- The uncontended exclusive path is GET, DEL: a released lock leaves no key behind.
+
+-- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
+-- "+"), is GET and DEL; a released lock leaves no key behind.
+if ARGV[5] == 'w' then
+    local current = redis.call('GET', KEYS[1])
+    if current and string.byte(current, -1) ~= 43 and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+        redis.call('DEL', KEYS[1])
+        return 1
+    end
+end
 
 local token = ARGV[1]
 local mode = ARGV[5]
