@@ -1,6 +1,7 @@
 package dev.distlock.spi;
 
 import dev.distlock.LockHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Callbacks of the lock engine, for metrics, tracing and logging. Every method has a no-op default. The engine
@@ -22,7 +23,7 @@ public interface LockListener {
      * @param name the lock name
      * @return any context object, handed back to {@link #acquireFinished}; may be {@code null}
      */
-    default Object acquireStarted(String name) {
+    default @Nullable Object acquireStarted(String name) {
         return null;
     }
 
@@ -36,8 +37,8 @@ public interface LockListener {
      * @param handle the handle when acquired, else {@code null}
      * @param error the failure when {@link AcquireResult#ERROR}, else {@code null}
      */
-    default void acquireFinished(String name, Object context, AcquireResult result, long waitNanos, LockHandle handle,
-            Throwable error) {
+    default void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
+            @Nullable LockHandle handle, @Nullable Throwable error) {
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.distlock.test;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -10,16 +9,12 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
-import dev.distlock.spi.StoreEvents;
-import dev.distlock.spi.StoreHealth;
 
 /**
  * A {@link LockStore} that counts the calls made to the store it wraps, so that tests can check how many round
  * trips an operation costs (e.g. none for a reentrant acquisition) without looking into the store.
  */
-public final class CountingLockStore implements LockStore {
-
-    private final LockStore delegate;
+public final class CountingLockStore extends ForwardingLockStore {
 
     private final AtomicLong attempts = new AtomicLong();
 
@@ -33,7 +28,7 @@ public final class CountingLockStore implements LockStore {
      * @param delegate the store to count calls to
      */
     public CountingLockStore(LockStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** @return attempts made so far */
@@ -57,56 +52,26 @@ public final class CountingLockStore implements LockStore {
     }
 
     @Override
-    public void start(StoreEvents events) {
-        delegate.start(events);
-    }
-
-    @Override
     public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         attempts.incrementAndGet();
-        return delegate.attempt(request, remainingWaitMillis, retry);
+        return super.attempt(request, remainingWaitMillis, retry);
     }
 
     @Override
     public void cancel(LockRequest request) {
         cancels.incrementAndGet();
-        delegate.cancel(request);
+        super.cancel(request);
     }
 
     @Override
     public ReleaseResult release(Lease lease) {
         releases.incrementAndGet();
-        return delegate.release(lease);
+        return super.release(lease);
     }
 
     @Override
     public List<RenewalResult> renew(List<? extends Lease> leases) {
         renewals.incrementAndGet();
-        return delegate.renew(leases);
-    }
-
-    @Override
-    public boolean leasesExpire() {
-        return delegate.leasesExpire();
-    }
-
-    @Override
-    public boolean tokensFollowClock() {
-        return delegate.tokensFollowClock();
-    }
-
-    @Override
-    public boolean isHeld(Lease lease) {
-        return delegate.isHeld(lease);
-    }
-
-    @Override
-    public StoreHealth health(Duration timeout) {
-        return delegate.health(timeout);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+        return super.renew(leases);
     }
 }

@@ -1,0 +1,79 @@
+package dev.distlock.test;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.StoreHealth;
+
+/**
+ * A {@link LockStore} that forwards every call to another: the base for stores that add a feature by wrapping one
+ * (counting calls, injecting faults).
+ */
+public class ForwardingLockStore implements LockStore {
+
+    private final LockStore delegate;
+
+    /**
+     * @param delegate the store the calls go to
+     */
+    public ForwardingLockStore(LockStore delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public void start(StoreEvents events) {
+        delegate.start(events);
+    }
+
+    @Override
+    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+        return delegate.attempt(request, remainingWaitMillis, retry);
+    }
+
+    @Override
+    public void cancel(LockRequest request) {
+        delegate.cancel(request);
+    }
+
+    @Override
+    public ReleaseResult release(Lease lease) {
+        return delegate.release(lease);
+    }
+
+    @Override
+    public List<RenewalResult> renew(List<? extends Lease> leases) {
+        return delegate.renew(leases);
+    }
+
+    @Override
+    public boolean leasesExpire() {
+        return delegate.leasesExpire();
+    }
+
+    @Override
+    public boolean tokensFollowClock() {
+        return delegate.tokensFollowClock();
+    }
+
+    @Override
+    public boolean isHeld(Lease lease) {
+        return delegate.isHeld(lease);
+    }
+
+    @Override
+    public StoreHealth health(Duration timeout) {
+        return delegate.health(timeout);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

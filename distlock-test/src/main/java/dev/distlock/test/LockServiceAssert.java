@@ -1,0 +1,118 @@
+package dev.distlock.test;
+
+import java.util.List;
+
+import dev.distlock.LockHandle;
+import org.assertj.core.api.AbstractAssert;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+
+/**
+ * Assertions on what an {@link InMemoryLockService} granted.
+ */
+public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, InMemoryLockService> {
+
+    LockServiceAssert(InMemoryLockService actual) {
+        super(actual, LockServiceAssert.class);
+    }
+
+    /**
+     * @param name the lock name
+     * @return this
+     */
+    public LockServiceAssert hasBeenAcquired(String name) {
+        isNotNull();
+        if (count(name) == 0) {
+            failWithMessage("Expected lock '%s' to have been acquired, but the locks acquired were %s", name,
+                    names());
+        }
+        return this;
+    }
+
+    /**
+     * @param name the lock name
+     * @param times how many times
+     * @return this
+     */
+    public LockServiceAssert hasBeenAcquired(String name, int times) {
+        isNotNull();
+        long count = count(name);
+        if (count != times) {
+            failWithMessage("Expected lock '%s' to have been acquired %s time(s), but it was %s time(s)", name,
+                    times, count);
+        }
+        return this;
+    }
+
+    /**
+     * @param name the lock name
+     * @return this
+     */
+    public LockServiceAssert hasNotBeenAcquired(String name) {
+        isNotNull();
+        if (count(name) > 0) {
+            failWithMessage("Expected lock '%s' not to have been acquired, but it was %s time(s)", name, count(name));
+        }
+        return this;
+    }
+
+    /** @return this, when no lock granted by the service is still held */
+    public LockServiceAssert hasNoLockHeld() {
+        isNotNull();
+        List<String> held = actual.grants().stream().filter(grant -> grant.handle().isHeld())
+                .map(InMemoryLockService.Grant::name).toList();
+        if (!held.isEmpty()) {
+            failWithMessage("Expected no lock to be held, but these are: %s", held);
+        }
+        return this;
+    }
+
+    /**
+     * @param name the lock name
+     * @return this, when a grant of that name is still held
+     */
+    public LockServiceAssert isHeld(String name) {
+        isNotNull();
+        if (actual.grants().stream().noneMatch(grant -> grant.name().equals(name) && grant.handle().isHeld())) {
+            failWithMessage("Expected lock '%s' to be held, but it is not", name);
+        }
+        return this;
+    }
+
+    /**
+     * Runs the call and checks that it ran under the lock: the lock was acquired during the call (not
+     * re-entered from an enclosing scope) and released by the time it returned.
+     *
+     * @param name the lock name
+     * @param call the call, e.g. a method annotated with {@code @DistributedLock}
+     * @return this
+     */
+    public LockServiceAssert ranUnderLock(String name, ThrowingCallable call) {
+        isNotNull();
+        int before = actual.grants().size();
+        try {
+            call.call();
+        }
+        catch (Throwable ex) {
+            failWithMessage("Expected the call to run under lock '%s', but it threw %s", name, ex);
+        }
+        List<InMemoryLockService.Grant> during = actual.grants().subList(before, actual.grants().size());
+        List<LockHandle> matching = during.stream().filter(grant -> grant.name().equals(name))
+                .map(InMemoryLockService.Grant::handle).toList();
+        if (matching.isEmpty()) {
+            failWithMessage("Expected the call to run under lock '%s', but it acquired %s", name,
+                    during.stream().map(InMemoryLockService.Grant::name).toList());
+        }
+        if (matching.stream().anyMatch(LockHandle::isHeld)) {
+            failWithMessage("Expected lock '%s' to be released when the call returned, but it is still held", name);
+        }
+        return this;
+    }
+
+    private long count(String name) {
+        return actual.grants().stream().filter(grant -> grant.name().equals(name)).count();
+    }
+
+    private List<String> names() {
+        return actual.grants().stream().map(InMemoryLockService.Grant::name).distinct().toList();
+    }
+}

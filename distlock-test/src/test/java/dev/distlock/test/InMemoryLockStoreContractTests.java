@@ -1,0 +1,43 @@
+package dev.distlock.test;
+
+import dev.distlock.spi.LockStore;
+
+/**
+ * The in-memory store passes the same contract as the real stores; "down" is a simulated outage.
+ */
+class InMemoryLockStoreContractTests extends LockStoreContractTests {
+
+    private final InMemoryLockStore shared = new InMemoryLockStore();
+
+    @Override
+    protected LockStore newStore() {
+        return new SharedStore(shared);
+    }
+
+    @Override
+    protected void stopStore() {
+        shared.makeUnavailable();
+    }
+
+    @Override
+    protected void startStore() {
+        shared.makeAvailable();
+    }
+
+    @Override
+    protected void breakLease(String name) {
+        shared.forget(name);
+    }
+
+    /** Each node's view of the one in-memory store: closing a node does not close the others' store. */
+    private static final class SharedStore extends ForwardingLockStore {
+
+        SharedStore(InMemoryLockStore store) {
+            super(store);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
