@@ -6,12 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockUnavailableException;
@@ -113,7 +110,7 @@ public class RedlockStore implements LockStore {
         for (RedisLockStore node : nodes) {
             replies.add(node.acquireAsync(request, keys, 0, false));
         }
-        Votes votes = collect(replies, started + timeoutNanos, config.quorum());
+        RedlockVotes votes = RedlockVotes.collect(replies, started + timeoutNanos, config.quorum());
         long elapsed = System.nanoTime() - started;
         if (votes.granted >= config.quorum() && elapsed < validityNanos(request)) {
             return Attempt.acquired(votes.highestToken);
@@ -136,62 +133,6 @@ public class RedlockStore implements LockStore {
         return lease - Math.min(lease / 100 + 2_000_000L, lease / 10);
     }
 
-    /** The masters' answers to one acquire. */
-    private static final class Votes {
-
-        int granted;
-
-        int failed;
-
-        long highestToken;
-    }
-
-    /**
-     * Collects the answers until the outcome is decided — {@code enough} positive answers, or so many others that
-     * {@code enough} is out of reach — or the deadline: a frozen or dead master must not slow down every call.
-     * Answers still missing count as failed.
-     */
-    private static Votes collect(List<CompletableFuture<Object>> replies, long deadline, int enough) {
-        Votes votes = new Votes();
-        int refused = 0;
-        List<CompletableFuture<Object>> pending = new ArrayList<>(replies);
-        while (!pending.isEmpty() && votes.granted < enough && votes.failed + refused <= replies.size() - enough) {
-            try {
-                CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new))
-                        .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-            catch (ExecutionException ex) {
-                // counted below with its reply
-            }
-            catch (TimeoutException ex) {
-                break;
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            for (var it = pending.iterator(); it.hasNext();) {
-                CompletableFuture<Object> reply = it.next();
-                if (!reply.isDone()) {
-                    continue;
-                }
-                it.remove();
-                if (reply.isCompletedExceptionally()) {
-                    votes.failed++;
-                }
-                else if ((Long) reply.join() > 0) {
-                    votes.granted++;
-                    votes.highestToken = Math.max(votes.highestToken, (Long) reply.join());
-                }
-                else {
-                    refused++;
-                }
-            }
-        }
-        votes.failed += pending.size();
-        return votes;
-    }
-
     /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
     @Override
     public boolean tokensFollowClock() {
@@ -210,7 +151,7 @@ public class RedlockStore implements LockStore {
         for (RedisLockStore node : nodes) {
             replies.add(node.releaseAsync(lease));
         }
-        Votes votes = collect(replies, System.nanoTime() + timeoutNanos, config.quorum());
+        RedlockVotes votes = RedlockVotes.collect(replies, System.nanoTime() + timeoutNanos, config.quorum());
         if (votes.granted > 0) {
             return ReleaseResult.RELEASED;
         }
