@@ -116,9 +116,9 @@ public class RedisLockStore implements LockStore {
     }
 
 
-    /** Opens the connections in the background (a {@code PING}), so that the first lock call does not wait. */
-    void connect() {
-        runner.ping();
+    /** @return a {@code PING} that opens the connection, so that the first lock call does not wait for it */
+    CompletableFuture<String> connect() {
+        return runner.ping();
     }
 
     /** @return whether release notifications are subscribed (for tests) */

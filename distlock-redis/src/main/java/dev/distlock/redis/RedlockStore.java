@@ -94,12 +94,23 @@ public class RedlockStore implements LockStore {
     }
 
     /**
-     * Connects to every master now, so that the first acquire does not pay for it. No release notifications:
-     * nobody is queued on the masters, waiters re-check after a random delay.
+     * Connects to every master now (waiting at most the command timeout), so that the first acquire does not pay
+     * for five connections. No release notifications: nobody is queued on the masters, waiters re-check after a
+     * random delay.
      */
     @Override
     public void start(StoreEvents events) {
-        nodes.forEach(RedisLockStore::connect);
+        CompletableFuture<?>[] connected = nodes.stream().map(RedisLockStore::connect)
+                .toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(connected).get(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+            // A master that is down now is a failed vote later; locking works while a majority answers.
+        }
     }
 
     @Override
