@@ -335,6 +335,26 @@ final class Report {
             }
         }
         line("");
+        int threads = settings.threadCounts().get(0);
+        String m = Workloads.uncontended(threads);
+        line("Where the server's time goes at " + threads + (threads == 1 ? " thread" : " threads")
+                + ": `INFO commandstats` µs per cycle by command (a script's own commands are inside its `evalsha` "
+                + "time and listed again under their names).");
+        line("");
+        line("| contender | µs/cycle by command |");
+        line("|---|---|");
+        for (LockContender c : contenders) {
+            List<String> parts = new ArrayList<>();
+            results.metrics(m, c.name()).stream().filter(metric -> metric.startsWith("usec "))
+                    .sorted((a, b) -> Double.compare(results.median(m, c.name(), b), results.median(m, c.name(), a)))
+                    .filter(metric -> results.median(m, c.name(), metric) >= 0.05)
+                    .forEach(metric -> parts.add(metric.substring("usec ".length()) + " "
+                            + fmt(results.median(m, c.name(), metric))));
+            if (!parts.isEmpty()) {
+                line("| " + c.name() + " | " + String.join(", ", parts) + " |");
+            }
+        }
+        line("");
     }
 
     /** @return commandstats µs per cycle of what clients sent (NaN without C's shares) */
