@@ -17,7 +17,8 @@ import dev.distlock.embedded.RedisServerProcess;
  * Runs every workload against every contender on one Redis server and writes {@code docs/benchmarks.md}.
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
- * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...] [--workloads A,B,C,D,E,F]
+ * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
+ * [--workloads A,B,B2,C,D,E,F,G,H] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
  * [--out docs/benchmarks.md] [--note "..."]}
  */
 public final class BenchmarkMain {
@@ -42,15 +43,27 @@ public final class BenchmarkMain {
                 Integer.parseInt(options.getOrDefault("watchdog-locks", "1000")),
                 Duration.ofSeconds(Long.parseLong(options.getOrDefault("watchdog-seconds", quick ? "4" : "15"))),
                 Duration.ofSeconds(3),
-                Arrays.stream(options.getOrDefault("threads", "1,8,64").split(",")).map(Integer::valueOf).toList(),
-                List.of(options.getOrDefault("contenders", String.join(",", allContenders().keySet())).split(",")),
-                List.of(options.getOrDefault("workloads", "A,B,C,D,E,F").toUpperCase().split(",")));
+                integers(options.getOrDefault("threads", "1,8,64")),
+                integers(options.getOrDefault("processes", "2,3,4,8")),
+                3, 16, Duration.ofNanos(50_000),
+                Integer.parseInt(options.getOrDefault("footprint-names", quick ? "10000" : "100000")),
+                Duration.ofSeconds(Long.parseLong(options.getOrDefault("footprint-lease", "5"))),
+                Arrays.stream(options.getOrDefault("contenders", String.join(",", allContenders().keySet()))
+                        .split(",")).map(String::trim).toList(),
+                List.of(options.getOrDefault("workloads", String.join(",", Settings.ALL_WORKLOADS)).toUpperCase()
+                        .split(",")));
+        for (String letter : settings.workloads()) {
+            if (!Settings.ALL_WORKLOADS.contains(letter)) {
+                throw new IllegalArgumentException("--workloads: unknown '" + letter + "', known: "
+                        + Settings.ALL_WORKLOADS);
+            }
+        }
         Path out = Path.of(options.getOrDefault("out", quick ? "target/benchmarks-quick.md" : "docs/benchmarks.md"));
 
         Map<String, LockContender> all = allContenders();
         List<LockContender> contenders = new ArrayList<>();
         for (String id : settings.contenders()) {
-            LockContender contender = all.get(id.trim());
+            LockContender contender = all.get(id);
             if (contender == null) {
                 throw new IllegalArgumentException("--contenders: unknown '" + id + "', known: " + all.keySet());
             }
@@ -71,12 +84,16 @@ public final class BenchmarkMain {
         long violations;
         try (RedisProbe probe = new RedisProbe(target)) {
             environment = Report.Environment.capture(probe, target, server != null, options.get("note"));
-            Workloads workloads = new Workloads(target, settings, results, probe);
+            Workloads workloads = new Workloads(target, settings, results, probe, server != null);
+            ProcessWorkloads processes = new ProcessWorkloads(target, settings, results,
+                    workloads.exclusionViolations);
             long started = System.nanoTime();
             for (int repeat = 0; repeat < settings.repeats(); repeat++) {
                 // Rotate the order every repeat so that no contender always runs first (or right after the JIT).
                 List<LockContender> order = new ArrayList<>(contenders);
                 java.util.Collections.rotate(order, -repeat);
+                List<String> ids = new ArrayList<>(settings.contenders());
+                java.util.Collections.rotate(ids, -repeat);
                 log("repeat %d/%d", repeat + 1, settings.repeats());
                 if (settings.workloads().contains("D")) {
                     log("  D ceiling, 64 threads");
@@ -96,6 +113,14 @@ public final class BenchmarkMain {
                         workloads.contended(contender, 8);
                     }
                 }
+                if (settings.workloads().contains("B2")) {
+                    for (int n : settings.processCounts()) {
+                        for (int c = 0; c < order.size(); c++) {
+                            log("  B2 %s, %d processes on one key", order.get(c).name(), n);
+                            processes.handOff(ids.get(c), order.get(c), n);
+                        }
+                    }
+                }
                 if (settings.workloads().contains("C")) {
                     for (LockContender contender : order) {
                         log("  C %s", contender.name());
@@ -104,7 +129,7 @@ public final class BenchmarkMain {
                 }
                 if (settings.workloads().contains("E")) {
                     for (LockContender contender : order) {
-                        if (contender.renewsLeases()) {
+                        if (contender.renewsLeases() && contender.holdsHandles()) {
                             log("  E %s, %d locks held %s", contender.name(), settings.watchdogLocks(),
                                     settings.watchdogHold());
                             workloads.watchdog(contender, settings.watchdogLocks(), settings.watchdogLease(),
@@ -115,6 +140,24 @@ public final class BenchmarkMain {
                 if (settings.workloads().contains("F")) {
                     AnnotationOverhead.run(target, settings, results, repeat);
                 }
+                if (settings.workloads().contains("G")) {
+                    for (int c = 0; c < order.size(); c++) {
+                        log("  G %s, %d JVMs x %d threads, %d us inside", order.get(c).name(), settings.hotJvms(),
+                                settings.hotThreads(), settings.hotWork().toNanos() / 1000);
+                        processes.hotKey(ids.get(c), order.get(c));
+                    }
+                }
+                if (settings.workloads().contains("H")) {
+                    for (LockContender contender : order) {
+                        log("  H %s, %,d names, %d s lease", contender.name(), settings.footprintNames(),
+                                settings.footprintLease().toSeconds());
+                        workloads.footprint(contender);
+                    }
+                }
+                // A long run should not lose everything to a late failure: the report so far, after every repeat.
+                write(out, new Report(settings, contenders, results,
+                        environment.withDuration(Duration.ofNanos(System.nanoTime() - started)), reproducible(args))
+                        .render());
             }
             violations = workloads.exclusionViolations.get();
             environment = environment.withDuration(Duration.ofNanos(System.nanoTime() - started));
@@ -125,17 +168,25 @@ public final class BenchmarkMain {
             }
         }
         String markdown = new Report(settings, contenders, results, environment, reproducible(args)).render();
-        if (out.getParent() != null) {
-            Files.createDirectories(out.getParent());
-        }
-        Files.writeString(out, markdown);
-        log("wrote %s", out.toAbsolutePath());
+        write(out, markdown);
         System.out.println(markdown);
         if (violations > 0) {
             System.err.println("FAILED: " + violations + " mutual-exclusion violations (see workload B)");
             System.exit(1);
         }
         System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive
+    }
+
+    private static void write(Path out, String markdown) throws java.io.IOException {
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        Files.writeString(out, markdown);
+        log("wrote %s", out.toAbsolutePath());
+    }
+
+    private static List<Integer> integers(String list) {
+        return Arrays.stream(list.split(",")).map(String::trim).map(Integer::valueOf).toList();
     }
 
     /** The arguments that change what is measured (not --note, --out), for the reproduce command. */
@@ -159,6 +210,8 @@ public final class BenchmarkMain {
         all.put("redisson", new RedissonContender());
         all.put("rlr-spin", new RedisLockRegistryContender(RedisLockType.SPIN_LOCK));
         all.put("rlr-pubsub", new RedisLockRegistryContender(RedisLockType.PUB_SUB_LOCK));
+        all.put("distlock-boot", new DistlockBootContender());
+        all.put("distlock-annotation", new DistlockAnnotationContender());
         return all;
     }
 

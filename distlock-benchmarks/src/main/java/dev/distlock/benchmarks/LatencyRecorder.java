@@ -21,6 +21,18 @@ final class LatencyRecorder {
         return size;
     }
 
+    /** @return a copy of the samples recorded so far */
+    long[] samples() {
+        return Arrays.copyOf(samples, size);
+    }
+
+    /** Adds every sample of another recorder. */
+    void addAll(LatencyRecorder other) {
+        for (int i = 0; i < other.size; i++) {
+            record(other.samples[i]);
+        }
+    }
+
     /** Percentiles over several recorders, in microseconds. */
     static final class Percentiles {
 

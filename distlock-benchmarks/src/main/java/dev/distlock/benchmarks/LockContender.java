@@ -30,6 +30,14 @@ public interface LockContender {
         return true;
     }
 
+    /**
+     * @return true when a lock can be held past the call that took it ({@link LockClient#acquire}); false for
+     *         the annotation, whose lock lives exactly as long as the annotated call (workload E needs handles)
+     */
+    default boolean holdsHandles() {
+        return true;
+    }
+
     /** A client instance of a contender. */
     interface LockClient extends AutoCloseable {
 
@@ -42,6 +50,24 @@ public interface LockContender {
          * @throws Exception when not acquired
          */
         Held acquire(String name) throws Exception;
+
+        /**
+         * Runs {@code work} while holding the lock: how every workload but E takes a lock, so that a contender
+         * that only offers a scope (the annotation) runs the same loops as the handle-based ones.
+         *
+         * @param name the lock name
+         * @param work what runs inside the lock
+         * @throws Exception when not acquired
+         */
+        default void runLocked(String name, Runnable work) throws Exception {
+            Held held = acquire(name);
+            try {
+                work.run();
+            }
+            finally {
+                held.release();
+            }
+        }
 
         /**
          * @param name a lock name

@@ -64,6 +64,56 @@ final class RedisProbe implements AutoCloseable {
         return calls;
     }
 
+    /**
+     * The server's CPU so far: {@code INFO commandstats} time per command (the probe's own INFO left out) and the
+     * process CPU of {@code INFO cpu}.
+     *
+     * @param usecByCommand microseconds spent in each command; commands called from a script count inside the
+     *        script's EVAL/EVALSHA and again under their own name
+     * @param cpuSeconds {@code used_cpu_sys + used_cpu_user}
+     */
+    record ServerCpu(Map<String, Long> usecByCommand, double cpuSeconds) {
+
+        /** @return what was spent between {@code before} and this snapshot */
+        ServerCpu minus(ServerCpu before) {
+            Map<String, Long> delta = new TreeMap<>();
+            usecByCommand.forEach((name, usec) -> {
+                long d = usec - before.usecByCommand.getOrDefault(name, 0L);
+                if (d > 0) {
+                    delta.put(name, d);
+                }
+            });
+            return new ServerCpu(delta, cpuSeconds - before.cpuSeconds);
+        }
+
+        long usec() {
+            return usecByCommand.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    ServerCpu serverCpu() {
+        Map<String, Long> usec = new TreeMap<>();
+        for (String line : redis().info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                String value = line.substring(line.indexOf("usec=") + 5);
+                usec.put(name, Long.parseLong(value.substring(0, value.indexOf(','))));
+            }
+        }
+        double cpu = Double.parseDouble(info("cpu", "used_cpu_sys")) + Double.parseDouble(info("cpu", "used_cpu_user"));
+        return new ServerCpu(usec, cpu);
+    }
+
+    /** @return {@code DBSIZE} */
+    long dbSize() {
+        return redis().dbsize();
+    }
+
+    /** @return {@code used_memory} of {@code INFO memory}, in bytes */
+    long usedMemory() {
+        return Long.parseLong(info("memory", "used_memory"));
+    }
+
     long totalCommandsProcessed() {
         return Long.parseLong(info("stats", "total_commands_processed"));
     }

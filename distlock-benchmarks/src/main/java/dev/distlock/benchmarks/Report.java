@@ -17,6 +17,14 @@ final class Report {
 
     static final String DISTLOCK_ANNOTATION = "distlock @DistributedLock";
 
+    static final String TEXTBOOK = "SET NX PX (textbook)";
+
+    static final String REDISSON = "Redisson RLock";
+
+    static final String DISTLOCK_BOOT = "distlock Boot LockService";
+
+    static final String DISTLOCK_BOOT_ANNOTATION = "distlock Boot @DistributedLock";
+
     static final String COMMAND = "./mvnw -B -q -pl distlock-benchmarks -am package -DskipTests && "
             + "java -jar distlock-benchmarks/target/distlock-benchmarks.jar";
 
@@ -106,16 +114,23 @@ final class Report {
         line("");
         line("`--seconds N` (per measurement, default 10), `--warmup N` (default 3), `--repeats N` (default 3), "
                 + "`--quick` (short smoke run), `--contenders " + String.join(",", BenchmarkMain.allContenders().keySet())
-                + "`, `--workloads A,B,C,D,E,F`, `--out FILE`.");
+                + "`, `--workloads " + String.join(",", Settings.ALL_WORKLOADS) + "` (default: all), `--threads 1,8,64` "
+                + "(A), `--processes 2,3,4,8` (B2), `--footprint-names 100000` and `--footprint-lease 5` (H, seconds), "
+                + "`--out FILE`.");
         line("");
         renderSummary();
+        new BeforeAfter(results, this::line).render();
         renderEnvironment();
         renderA();
+        renderRedisCpu();
         renderB();
+        renderB2();
         renderC();
         renderD();
         renderE();
         renderF();
+        renderG();
+        renderH();
         renderMethod();
         return md.toString();
     }
@@ -140,6 +155,21 @@ final class Report {
                 results.median("D", Workloads.CEILING, "cycles/s"), 0.85));
         ratios.add(ratio("B owner changes/s: distlock / Redisson", results.median("B", DISTLOCK, "owner changes/s"),
                 results.median("B", "Redisson RLock", "owner changes/s"), 1.5));
+        for (int n : settings.processCounts()) {
+            String b2 = ProcessWorkloads.handOff(n);
+            ratios.add(ratio("B2 " + n + " processes, owner changes/s: distlock / Redisson",
+                    results.median(b2, DISTLOCK, "owner changes/s"), results.median(b2, REDISSON, "owner changes/s"),
+                    1.5));
+        }
+        ratios.add(ratio("G owner changes/s: distlock / Redisson", results.median("G", DISTLOCK, "owner changes/s"),
+                results.median("G", REDISSON, "owner changes/s"), Double.NaN));
+        ratios.add(ratio("A64 cycles/s: Boot LockService / bare engine",
+                results.median(a64, DISTLOCK_BOOT, "cycles/s"), distlock64, Double.NaN));
+        ratios.add(ratio("A64 cycles/s: @DistributedLock / bare engine",
+                results.median(a64, DISTLOCK_BOOT_ANNOTATION, "cycles/s"), distlock64, Double.NaN));
+        ratios.add(ratio("B owner changes/s: @DistributedLock / bare engine",
+                results.median("B", DISTLOCK_BOOT_ANNOTATION, "owner changes/s"),
+                results.median("B", DISTLOCK, "owner changes/s"), Double.NaN));
         ratios.removeIf(r -> Double.isNaN(r.value()));
 
         line("## Summary");
@@ -179,6 +209,13 @@ final class Report {
         targetRow("A64 distlock client CPU per cycle ≤ 50 µs", a64, DISTLOCK, "cpu", "µs", v -> v <= 50);
         targetRow("B distlock wait p99 ≤ 10 ms", "B", DISTLOCK, "wait p99", "ms", v -> v <= 10);
         targetRow("B distlock fairness ≥ 0.9", "B", DISTLOCK, "fairness", "", v -> v >= 0.9);
+        for (int n : settings.processCounts()) {
+            String b2 = ProcessWorkloads.handOff(n);
+            targetRow("B2 " + n + " processes: distlock wait p99 ≤ 5 ms", b2, DISTLOCK, "wait p99", "ms",
+                    v -> v <= 5);
+            targetRow("B2 " + n + " processes: distlock fairness (min/max share) ≥ 0.95", b2, DISTLOCK, "min/max",
+                    "", v -> v >= 0.95);
+        }
         targetRow("C distlock requests per uncontended cycle = 2", "C", DISTLOCK, "requests", "", v -> v <= 2.005);
         targetRow("E distlock renewal requests per lock per second ≤ 0.02", "E", DISTLOCK, "requests/lock/s", "",
                 v -> v <= 0.02);
@@ -243,17 +280,100 @@ final class Report {
             String m = Workloads.uncontended(threads);
             line("### " + threads + (threads == 1 ? " thread" : " threads"));
             line("");
-            line("| contender | cycles/s | p50 µs | p99 µs | p99.9 µs | client CPU µs/cycle |");
-            line("|---|---|---|---|---|---|");
+            line("| contender | cycles/s | ÷ textbook | p50 µs | p99 µs | p99.9 µs | client CPU µs/cycle |");
+            line("|---|---|---|---|---|---|---|");
             for (LockContender c : contenders) {
-                row(m, c.name(), "cycles/s", "p50", "p99", "p99.9", "cpu");
+                if (results.has(m, c.name(), "cycles/s")) {
+                    line("| " + named(m, c.name()) + " | " + cell(m, c.name(), "cycles/s") + " | "
+                            + ratioCell(m, c.name(), TEXTBOOK, "cycles/s") + " | " + cell(m, c.name(), "p50") + " | "
+                            + cell(m, c.name(), "p99") + " | " + cell(m, c.name(), "p99.9") + " | "
+                            + cell(m, c.name(), "cpu") + " |");
+                }
             }
             if (threads == 64 && results.has("D", Workloads.CEILING, "cycles/s")) {
                 line("| " + Workloads.CEILING + " (see D) | " + cell("D", Workloads.CEILING, "cycles/s")
-                        + " | | | | |");
+                        + " | " + fmt(results.median("D", Workloads.CEILING, "cycles/s")
+                                / results.median(m, TEXTBOOK, "cycles/s")) + " | | | | |");
             }
             line("");
         }
+    }
+
+    /**
+     * Redis CPU per cycle of workload A. {@code INFO commandstats} counts a command called from a script twice (in
+     * the script's EVAL/EVALSHA time and under its own name), so besides the plain sum the table gives the time of
+     * what clients sent: each command's time weighted by the share of its calls that clients sent, as workload C
+     * counted them with MONITOR for the same cycle (scripts always count whole).
+     */
+    private void renderRedisCpu() {
+        if (!settings.workloads().contains("A")) {
+            return;
+        }
+        line("### Redis server CPU per uncontended cycle");
+        line("");
+        line("The server's work per lock + unlock cycle during the timed part of A. *Requests µs* is the "
+                + "`INFO commandstats` time of what clients sent (each command's `usec` weighted by the share of its "
+                + "calls that clients sent, from C's `MONITOR` counts; needs C in the run); *Σ usec* is the plain sum of "
+                + "`usec` over all commands, in which a command called from a script counts twice (inside the "
+                + "script's `EVALSHA` and under its own name); *INFO cpu* is the delta of `used_cpu_sys + "
+                + "used_cpu_user` (the whole server process: parsing, networking, scripts). Ratios are to the "
+                + "textbook lock at the same thread count.");
+        line("");
+        line("| threads | contender | requests µs/cycle | ÷ textbook | Σ usec µs/cycle | INFO cpu µs/cycle | ÷ textbook |");
+        line("|---|---|---|---|---|---|---|");
+        for (int threads : settings.threadCounts()) {
+            String m = Workloads.uncontended(threads);
+            double textbookRequests = requestUsec(m, TEXTBOOK);
+            for (LockContender c : contenders) {
+                if (!results.has(m, c.name(), "redis cpu")) {
+                    continue;
+                }
+                double requests = requestUsec(m, c.name());
+                line("| " + threads + " | " + c.name() + " | " + fmt(requests) + " | " + fmt(requests / textbookRequests)
+                        + " | " + cell(m, c.name(), "redis usec") + " | " + cell(m, c.name(), "redis cpu") + " | "
+                        + ratioCell(m, c.name(), TEXTBOOK, "redis cpu") + " |");
+            }
+        }
+        line("");
+        int threads = settings.threadCounts().get(0);
+        String m = Workloads.uncontended(threads);
+        line("Where the server's time goes at " + threads + (threads == 1 ? " thread" : " threads")
+                + ": `INFO commandstats` µs per cycle by command (a script's own commands are inside its `evalsha` "
+                + "time and listed again under their names).");
+        line("");
+        line("| contender | µs/cycle by command |");
+        line("|---|---|");
+        for (LockContender c : contenders) {
+            List<String> parts = new ArrayList<>();
+            results.metrics(m, c.name()).stream().filter(metric -> metric.startsWith("usec "))
+                    .sorted((a, b) -> Double.compare(results.median(m, c.name(), b), results.median(m, c.name(), a)))
+                    .filter(metric -> results.median(m, c.name(), metric) >= 0.05)
+                    .forEach(metric -> parts.add(metric.substring("usec ".length()) + " "
+                            + fmt(results.median(m, c.name(), metric))));
+            if (!parts.isEmpty()) {
+                line("| " + c.name() + " | " + String.join(", ", parts) + " |");
+            }
+        }
+        line("");
+    }
+
+    /** @return commandstats µs per cycle of what clients sent (NaN without C's shares) */
+    private double requestUsec(String measurement, String contender) {
+        if (!results.has("C", contender, "requests")) {
+            return Double.NaN;
+        }
+        double total = 0;
+        for (String metric : results.metrics(measurement, contender)) {
+            if (!metric.startsWith("usec ")) {
+                continue;
+            }
+            String command = metric.substring("usec ".length());
+            boolean script = command.startsWith("eval") || command.startsWith("fcall");
+            double share = script || !results.has("C", contender, "client share " + command) ? 1
+                    : results.median("C", contender, "client share " + command);
+            total += results.median(measurement, contender, metric) * share;
+        }
+        return total;
     }
 
     private void renderB() {
@@ -276,6 +396,54 @@ final class Report {
                     "violations");
         }
         line("");
+    }
+
+    private void renderB2() {
+        if (!settings.workloads().contains("B2")) {
+            return;
+        }
+        line("## B2. Contended across processes: N JVMs on one key");
+        line("");
+        line("N separate JVM processes (started by the harness with its own class path), each with one client "
+                + "instance and one thread, lock and unlock the same key in a loop with nothing in between. Grants are "
+                + "counted in grant order through a memory-mapped file the processes share, which also checks that "
+                + "nobody else is inside (any violation fails the run). Owner changes are grants to a different "
+                + "process than the previous grant; wait is asking to holding; *shares* are each process's part of "
+                + "the grants, largest first; *min/max* is the smallest share ÷ the largest (1 = even; the fairness "
+                + "target), *Jain* is (Σx)²/(n·Σx²) over the processes' grant counts (1 = even, 1/n = one process "
+                + "gets all). ÷ Redisson is owner changes/s over Redisson's at the same N. *Failed calls* are lock calls "
+                + "that threw inside the window; *failed warm-up calls* threw while each child, before the window, "
+                + "locked a name of its own 50 times (first connection, script loading, JIT), as an application's "
+                + "first calls after start would.");
+        line("");
+        line("| N | contender | acquisitions/s | owner changes/s | ÷ Redisson | wait p50 ms | wait p99 ms | "
+                + "wait p99.9 ms | shares % | min/max | Jain | violations | failed calls | failed warm-up calls |");
+        line("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (int n : settings.processCounts()) {
+            String m = ProcessWorkloads.handOff(n);
+            for (LockContender c : contenders) {
+                if (results.has(m, c.name(), "acquisitions/s")) {
+                    line("| " + n + " | " + named(m, c.name()) + " | " + cell(m, c.name(), "acquisitions/s") + " | "
+                            + cell(m, c.name(), "owner changes/s") + " | "
+                            + ratioCell(m, c.name(), REDISSON, "owner changes/s") + " | "
+                            + cell(m, c.name(), "wait p50") + " | " + cell(m, c.name(), "wait p99") + " | "
+                            + cell(m, c.name(), "wait p99.9") + " | " + shares(m, c.name(), n) + " | "
+                            + cell(m, c.name(), "min/max") + " | " + cell(m, c.name(), "jain") + " | "
+                            + cell(m, c.name(), "violations") + " | " + cell(m, c.name(), "errors") + " | "
+                            + cell(m, c.name(), "warm-up failures") + " |");
+                }
+            }
+        }
+        line("");
+    }
+
+    /** @return the median shares, largest first, e.g. {@code 50.2 / 49.8} */
+    private String shares(String measurement, String contender, int count) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            parts.add(fmt(results.median(measurement, contender, "share " + i)));
+        }
+        return String.join(" / ", parts);
     }
 
     private void renderC() {
@@ -372,12 +540,85 @@ final class Report {
         line("");
     }
 
+    private void renderG() {
+        if (!settings.workloads().contains("G")) {
+            return;
+        }
+        line("## G. Hot key across JVMs: " + settings.hotJvms() + " JVMs × " + settings.hotThreads() + " threads, "
+                + settings.hotWork().toNanos() / 1000 + " µs of work inside");
+        line("");
+        line(settings.hotJvms() + " separate JVM processes, each with one client instance shared by its "
+                + settings.hotThreads() + " threads (one application node each), lock one key in a loop and hold it "
+                + "for " + settings.hotWork().toNanos() / 1000 + " µs of busy work (spinning on `System.nanoTime()`, "
+                + "not sleeping). Counting and the exclusion check as in B2. Owner changes are grants to a different "
+                + "thread (of any JVM) than the previous grant; JVM changes are grants to another JVM than the "
+                + "previous one; *JVM shares* are each JVM's part of the grants, largest first, and *min/max* the "
+                + "smallest ÷ the largest; *thread Jain* is Jain's index over all " + settings.hotJvms()
+                * settings.hotThreads() + " threads' grant counts.");
+        line("");
+        line("| contender | acquisitions/s | owner changes/s | ÷ Redisson | JVM changes/s | wait p50 ms | wait p99 ms | "
+                + "wait p99.9 ms | JVM shares % | min/max | thread Jain | violations | failed calls | failed warm-up calls |");
+        line("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (LockContender c : contenders) {
+            if (results.has("G", c.name(), "acquisitions/s")) {
+                line("| " + named("G", c.name()) + " | " + cell("G", c.name(), "acquisitions/s") + " | "
+                        + cell("G", c.name(), "owner changes/s") + " | "
+                        + ratioCell("G", c.name(), REDISSON, "owner changes/s") + " | "
+                        + cell("G", c.name(), "jvm changes/s") + " | " + cell("G", c.name(), "wait p50") + " | "
+                        + cell("G", c.name(), "wait p99") + " | " + cell("G", c.name(), "wait p99.9") + " | "
+                        + shares("G", c.name(), settings.hotJvms()) + " | " + cell("G", c.name(), "min/max") + " | "
+                        + cell("G", c.name(), "thread jain") + " | " + cell("G", c.name(), "violations") + " | "
+                        + cell("G", c.name(), "errors") + " | " + cell("G", c.name(), "warm-up failures") + " |");
+            }
+        }
+        line("");
+    }
+
+    private void renderH() {
+        if (!settings.workloads().contains("H")) {
+            return;
+        }
+        long lease = settings.footprintLease().toSeconds();
+        line("## H. Footprint: " + String.format(Locale.ROOT, "%,d", settings.footprintNames())
+                + " names locked and released once");
+        line("");
+        line("One client (8 threads) locks and releases " + String.format(Locale.ROOT, "%,d", settings.footprintNames())
+                + " distinct names once each, with a " + lease + " s lease for this run (distlock "
+                + "`distlock.lease-time`, Redisson `lockWatchdogTimeout`, RedisLockRegistry `expireAfter`; the "
+                + "textbook lock keeps its fixed 30 s). Keys are `DBSIZE` and memory is `used_memory` (`INFO "
+                + "memory`), both as the change from just before (the harness empties its own server with "
+                + "`FLUSHALL` first, so keys are absolute there), read right after the last release and again "
+                + (lease + 1) + " s later, after the lease has passed, with the client still open.");
+        line("");
+        line("| contender | lock + unlock/s | keys right after | used_memory MB right after | keys after the lease | "
+                + "used_memory MB after the lease | keys left |");
+        line("|---|---|---|---|---|---|---|");
+        for (LockContender c : contenders) {
+            if (results.has("H", c.name(), "keys after")) {
+                line("| " + c.name() + " | " + cell("H", c.name(), "cycles/s") + " | " + cell("H", c.name(), "keys after")
+                        + " | " + cell("H", c.name(), "memory after") + " | " + cell("H", c.name(), "keys after lease")
+                        + " | " + cell("H", c.name(), "memory after lease") + " | "
+                        + nullToEmpty(results.note("H", c.name())) + " |");
+            }
+        }
+        line("");
+    }
+
     private void renderMethod() {
         line("## How to read this");
         line("");
         line("- All contenders run in one JVM, one after the other (never at the same time), against the same server; "
                 + "each measurement creates its client(s), warms up, measures, and closes them.");
-        line("- Library defaults everywhere (connection pools, codecs, timeouts); only the watchdog lease in E is set.");
+        line("- B2 and G run in child JVMs (`java -cp <the harness's class path> dev.distlock.benchmarks.ChildMain`), "
+                + "started together for each measurement and all killed after it; everything else runs in the "
+                + "harness's JVM.");
+        line("- Library defaults everywhere (connection pools, codecs, timeouts); only the watchdog lease in E and H is "
+                + "set, and waits are about a minute for every contender (distlock: `waitTime` 60 s, Boot contenders "
+                + "`distlock.wait-time=60s`).");
+        line("- The Boot contenders (`distlock-boot`, `distlock-annotation`) start one minimal Spring Boot context "
+                + "(`@EnableAutoConfiguration`, no web server, Boot's own Lettuce connection factory on "
+                + "`spring.data.redis.*`) per client instance: the `LockService` bean, or a bean method annotated "
+                + "`@DistributedLock(name = \"bench\", key = \"#name\")` with the work as its body.");
         line("- The harness JVM and redis-server share the machine: on 2 cores the client's CPU use takes CPU away from "
                 + "Redis, which is why client CPU per cycle matters for throughput.");
         line("- Noise: repeat counts and the [min–max] spread are shown; trust ratios within one run more than "
@@ -386,6 +627,20 @@ final class Report {
     }
 
     // ------------------------------------------------------------------ cells
+
+    /** @return the contender's name with its note, if any */
+    private String named(String measurement, String contender) {
+        String note = results.note(measurement, contender);
+        return contender + (note == null ? "" : " (" + note + ")");
+    }
+
+    /** @return median of the contender ÷ median of the reference, or "–" */
+    private String ratioCell(String measurement, String contender, String reference, String metric) {
+        if (!results.has(measurement, reference, metric)) {
+            return "–";
+        }
+        return fmt(results.median(measurement, contender, metric) / results.median(measurement, reference, metric));
+    }
 
     private void row(String measurement, String contender, String... metrics) {
         if (!results.has(measurement, contender, metrics[0])) {
@@ -435,11 +690,11 @@ final class Report {
         return value == Math.rint(value) ? String.valueOf((long) value) : String.valueOf(value);
     }
 
-    private static String nullToEmpty(String text) {
+    static String nullToEmpty(String text) {
         return text == null ? "" : text;
     }
 
-    private void line(String text) {
+    void line(String text) {
         md.append(text).append('\n');
     }
 }

@@ -29,6 +29,13 @@ final class Results {
         return values.containsKey(key(measurement, contender, metric));
     }
 
+    /** @return the metric names recorded for the measurement and contender, in first-seen order */
+    List<String> metrics(String measurement, String contender) {
+        String prefix = measurement + "|" + contender + "|";
+        return values.keySet().stream().filter(k -> k.startsWith(prefix)).map(k -> k.substring(prefix.length()))
+                .toList();
+    }
+
     List<Double> all(String measurement, String contender, String metric) {
         return values.getOrDefault(key(measurement, contender, metric), List.of());
     }

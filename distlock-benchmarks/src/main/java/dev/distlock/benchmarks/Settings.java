@@ -14,10 +14,20 @@ import java.util.List;
  * @param watchdogHold how long they are held
  * @param watchdogLease their watchdog lease
  * @param threadCounts thread counts of workload A
+ * @param processCounts process counts of workload B2
+ * @param hotJvms JVMs of workload G
+ * @param hotThreads threads per JVM in workload G
+ * @param hotWork busy work inside the lock in workload G
+ * @param footprintNames lock names of workload H
+ * @param footprintLease the lease of workload H ({@code distlock.lease-time} and its peers)
  * @param contenders contender ids to run
  * @param workloads workload letters to run
  */
 record Settings(Duration warmup, Duration measure, int repeats, int trafficCycles, int watchdogLocks,
-        Duration watchdogHold, Duration watchdogLease, List<Integer> threadCounts, List<String> contenders,
-        List<String> workloads) {
+        Duration watchdogHold, Duration watchdogLease, List<Integer> threadCounts, List<Integer> processCounts,
+        int hotJvms, int hotThreads, Duration hotWork, int footprintNames, Duration footprintLease,
+        List<String> contenders, List<String> workloads) {
+
+    /** Every workload letter, in run order. */
+    static final List<String> ALL_WORKLOADS = List.of("A", "B", "B2", "C", "D", "E", "F", "G", "H");
 }

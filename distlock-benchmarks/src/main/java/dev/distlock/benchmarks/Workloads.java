@@ -25,7 +25,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import dev.distlock.benchmarks.LockContender.Held;
 import dev.distlock.benchmarks.LockContender.LockClient;
 
-/** The workloads A to E; each call is one measurement of one contender, recorded into {@link Results}. */
+/** The workloads A to E and H; each call is one measurement of one contender, recorded into {@link Results}. */
 final class Workloads {
 
     static final String CEILING = "Redis ceiling (EVALSHA, redis-benchmark style)";
@@ -44,8 +44,12 @@ final class Workloads {
     /** Set by workload B on any mutual-exclusion violation; the run then fails. */
     final AtomicLong exclusionViolations = new AtomicLong();
 
-    Workloads(RedisTarget target, Settings settings, Results results, RedisProbe probe) {
+    /** True when the harness started the server itself, so workload H may empty it first. */
+    private final boolean ownServer;
+
+    Workloads(RedisTarget target, Settings settings, Results results, RedisProbe probe, boolean ownServer) {
         this.target = target;
+        this.ownServer = ownServer;
         this.settings = settings;
         this.results = results;
         this.probe = probe;
@@ -54,6 +58,9 @@ final class Workloads {
     static String uncontended(int threads) {
         return "A" + threads;
     }
+
+    private static final Runnable NOTHING = () -> {
+    };
 
     private static String runId() {
         return "bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
@@ -66,8 +73,16 @@ final class Workloads {
             String prefix = runId();
             phase(client, prefix + "w:", threads, settings.warmup(), null);
             String measurement = uncontended(threads);
-            phase(client, prefix + "m:", threads, settings.measure(), (cycles, nanos, cpuNanos, latencies, errors) -> {
+            phase(client, prefix + "m:", threads, settings.measure(), (cycles, nanos, cpuNanos, latencies, errors,
+                    server) -> {
                 results.add(measurement, contender.name(), "cycles/s", cycles * 1e9 / nanos);
+                if (cycles > 0) {
+                    results.add(measurement, contender.name(), "redis usec", server.usec() / (double) cycles);
+                    results.add(measurement, contender.name(), "redis cpu", server.cpuSeconds() * 1e6 / cycles);
+                    // Per command, so that the report can leave out what scripts call (see Report.renderA).
+                    server.usecByCommand().forEach((command, usec) -> results.add(measurement, contender.name(),
+                            "usec " + command, usec / (double) cycles));
+                }
                 results.add(measurement, contender.name(), "p50", latencies.micros(0.50));
                 results.add(measurement, contender.name(), "p99", latencies.micros(0.99));
                 results.add(measurement, contender.name(), "p99.9", latencies.micros(0.999));
@@ -80,7 +95,8 @@ final class Workloads {
     }
 
     private interface PhaseResult {
-        void accept(long cycles, long nanos, long cpuNanos, LatencyRecorder.Percentiles latencies, long errors);
+        void accept(long cycles, long nanos, long cpuNanos, LatencyRecorder.Percentiles latencies, long errors,
+                RedisProbe.ServerCpu server);
     }
 
     private void phase(LockClient client, String prefix, int threads, Duration duration, PhaseResult sink)
@@ -112,8 +128,7 @@ final class Workloads {
                         break;
                     }
                     try {
-                        Held held = client.acquire(threadPrefix + i++);
-                        held.release();
+                        client.runLocked(threadPrefix + i++, NOTHING);
                         recorder.record(System.nanoTime() - start);
                     }
                     catch (Throwable ex) {
@@ -127,6 +142,7 @@ final class Workloads {
             worker.start();
         }
         ready.await();
+        RedisProbe.ServerCpu serverBefore = sink == null ? null : probe.serverCpu();
         long cpu = os.getProcessCpuTime();
         long start = System.nanoTime();
         deadline[0] = start + duration.toNanos();
@@ -136,12 +152,13 @@ final class Workloads {
         }
         long nanos = System.nanoTime() - start;
         cpu = os.getProcessCpuTime() - cpu;
+        RedisProbe.ServerCpu server = sink == null ? null : probe.serverCpu().minus(serverBefore);
         if (firstError.get() != null) {
             System.err.println("  " + errors.get() + " failed cycles, first: " + firstError.get());
         }
         if (sink != null) {
             long cycles = recorders.stream().mapToLong(LatencyRecorder::size).sum();
-            sink.accept(cycles, nanos, cpu, new LatencyRecorder.Percentiles(recorders), errors.get());
+            sink.accept(cycles, nanos, cpu, new LatencyRecorder.Percentiles(recorders), errors.get(), server);
         }
     }
 
@@ -177,25 +194,25 @@ final class Workloads {
                         if (start >= measureTo) {
                             return null;
                         }
-                        Held held = client.acquire(key);
-                        long acquiredAt = System.nanoTime();
-                        if (inside.incrementAndGet() != 1) {
-                            violations.incrementAndGet();
-                        }
-                        int previous = lastOwner.getAndSet(me);
-                        if (acquiredAt >= measureFrom && acquiredAt < measureTo) {
-                            acquisitions[me]++;
-                            waitRecorder.record(acquiredAt - start);
-                            if (previous != me) {
-                                ownerChanges.incrementAndGet();
+                        client.runLocked(key, () -> {
+                            long acquiredAt = System.nanoTime();
+                            if (inside.incrementAndGet() != 1) {
+                                violations.incrementAndGet();
                             }
-                        }
-                        Thread.onSpinWait();
-                        if (inside.get() != 1) {
-                            violations.incrementAndGet();
-                        }
-                        inside.decrementAndGet();
-                        held.release();
+                            int previous = lastOwner.getAndSet(me);
+                            if (acquiredAt >= measureFrom && acquiredAt < measureTo) {
+                                acquisitions[me]++;
+                                waitRecorder.record(acquiredAt - start);
+                                if (previous != me) {
+                                    ownerChanges.incrementAndGet();
+                                }
+                            }
+                            Thread.onSpinWait();
+                            if (inside.get() != 1) {
+                                violations.incrementAndGet();
+                            }
+                            inside.decrementAndGet();
+                        });
                     }
                 }));
             }
@@ -244,6 +261,11 @@ final class Workloads {
             results.add("C", contender.name(), "commands", traffic.commands() / (double) cycles);
             results.add("C", contender.name(), "total_commands_processed",
                     traffic.totalCommandsProcessed() / (double) cycles);
+            // Which share of each command's calls a client sent (the rest ran inside scripts): the report uses it
+            // to count Redis time of workload A once per request (see Report.renderRedisCpu).
+            traffic.commandCalls().forEach((command, calls) -> results.add("C", contender.name(),
+                    "client share " + command, Math.min(1.0,
+                            traffic.requestsByCommand().getOrDefault(command, 0L) / (double) calls)));
             results.note("C", contender.name(), "requests: " + perCycle(traffic.requestsByCommand(), cycles)
                     + "; commands: " + perCycle(traffic.commandCalls(), cycles));
         }
@@ -259,7 +281,7 @@ final class Workloads {
     private static void cycles(LockClient client, String prefix, int count) {
         try {
             for (int i = 0; i < count; i++) {
-                client.acquire(prefix + i).release();
+                client.runLocked(prefix + i, NOTHING);
             }
         }
         catch (Exception ex) {
@@ -386,5 +408,65 @@ final class Workloads {
         finally {
             owner.shutdownNow();
         }
+    }
+
+    // ---------------------------------------------------------------- H: footprint of many names
+
+    /**
+     * Locks and releases {@link Settings#footprintNames()} distinct names once each (8 threads, one client), then
+     * reads how many keys and how much memory the server holds right after and once the lease has passed (the
+     * client stays open meanwhile, so anything it keeps alive shows). On a server the harness started itself the
+     * database is emptied first, so the counts are absolute; on a {@code --redis} server they are deltas.
+     */
+    void footprint(LockContender contender) throws Exception {
+        String measurement = "H";
+        if (ownServer) {
+            probe.redis().flushall();
+        }
+        long keysBefore = probe.dbSize();
+        long memoryBefore = probe.usedMemory();
+        Duration lease = settings.footprintLease();
+        try (LockClient client = contender.connect(target, lease)) {
+            String prefix = runId() + "h:";
+            int threads = 8;
+            int names = settings.footprintNames();
+            AtomicInteger next = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            long nanos = System.nanoTime();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < names; i = next.getAndIncrement()) {
+                        client.runLocked(prefix + i, NOTHING);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(10, TimeUnit.MINUTES);
+            }
+            nanos = System.nanoTime() - nanos;
+            pool.shutdown();
+            results.add(measurement, contender.name(), "cycles/s", names * 1e9 / nanos);
+            results.add(measurement, contender.name(), "keys after", probe.dbSize() - keysBefore);
+            results.add(measurement, contender.name(), "memory after", (probe.usedMemory() - memoryBefore) / 1e6);
+            String sample = sampleKeys();
+            Thread.sleep(lease.toMillis() + 1000); // the lease passing is what is measured
+            results.add(measurement, contender.name(), "keys after lease", probe.dbSize() - keysBefore);
+            results.add(measurement, contender.name(), "memory after lease",
+                    (probe.usedMemory() - memoryBefore) / 1e6);
+            if (!sample.isEmpty()) {
+                results.note(measurement, contender.name(), "keys left, e.g. " + sample);
+            }
+        }
+    }
+
+    /** @return up to three key names of the database, to say what a contender leaves behind */
+    private String sampleKeys() {
+        if (!ownServer) {
+            return "";
+        }
+        return probe.redis().scan(io.lettuce.core.ScanArgs.Builder.limit(100)).getKeys().stream().limit(3)
+                .map(k -> "`" + k + "`").collect(Collectors.joining(", "));
     }
 }
