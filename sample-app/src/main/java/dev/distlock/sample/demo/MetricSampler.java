@@ -18,6 +18,8 @@ import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -56,6 +58,15 @@ public class MetricSampler {
         this.meters = meters;
         this.jdbc = jdbc;
         this.instances = instances;
+    }
+
+    /**
+     * Writes the first sample, with the meters still at (about) zero, when the instance is ready. A rate needs two
+     * samples: without this one, a sale that ends before the first scheduled sample would chart no throughput.
+     */
+    @EventListener(ApplicationReadyEvent.class)
+    public void baseline() {
+        sample();
     }
 
     /** Writes one sample of this instance's meters. */
