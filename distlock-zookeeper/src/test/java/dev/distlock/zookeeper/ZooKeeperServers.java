@@ -21,8 +21,8 @@ import org.apache.curator.test.TestingServer;
  */
 final class ZooKeeperServers {
 
-    /** The server's tick: sessions of 0.4 s to 4 s. */
-    static final int TICK_MILLIS = 200;
+    /** The server's tick: sessions of 0.6 s to 6 s. */
+    static final int TICK_MILLIS = 300;
 
     /** The session timeout of test nodes. */
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
