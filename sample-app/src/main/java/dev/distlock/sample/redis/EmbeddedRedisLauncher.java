@@ -25,7 +25,8 @@ import org.springframework.util.StringUtils;
  * Runs when the environment is ready, before any bean (and so before the Redis connection factory) exists. It
  * starts a server on {@code spring.data.redis.port} only when all of these hold:
  * <ul>
- * <li>{@code sample.embedded-redis} is {@code true} (the default);</li>
+ * <li>{@code sample.embedded-redis} is {@code true} (the default) and {@code distlock.store} is {@code redis}
+ * (the sample's default);</li>
  * <li>no other Redis is configured: no {@code spring.data.redis.url}, Sentinel, Cluster or password, and
  * {@code spring.data.redis.host} is a loopback address;</li>
  * <li>nothing listens on that port yet.</li>
@@ -75,8 +76,9 @@ public class EmbeddedRedisLauncher implements SmartApplicationListener, Ordered 
     }
 
     private void startIfNeeded(ConfigurableEnvironment env) {
-        if (!env.getProperty(ENABLED_PROPERTY, Boolean.class, true)) {
-            return;
+        if (!env.getProperty(ENABLED_PROPERTY, Boolean.class, true)
+                || !"redis".equalsIgnoreCase(env.getProperty("distlock.store", "redis").strip())) {
+            return; // locks on another store: no Redis needed
         }
         String host = env.getProperty("spring.data.redis.host", "localhost");
         int port = env.getProperty("spring.data.redis.port", Integer.class, 6379);
