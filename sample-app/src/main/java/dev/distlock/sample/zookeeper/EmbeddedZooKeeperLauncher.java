@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.util.Map;
 
 import org.apache.curator.test.InstanceSpec;
@@ -96,6 +97,8 @@ public class EmbeddedZooKeeperLauncher implements SmartApplicationListener, Orde
         }
         File dataDir = new File(env.resolvePlaceholders("${sample.data-dir}"), "zookeeper");
         try {
+            // ZooKeeper writes its configuration file next to the data directory: both must exist.
+            Files.createDirectories(dataDir.toPath());
             server = new TestingServer(new InstanceSpec(dataDir, port, -1, -1, false, -1), true);
             log.info("Started an embedded ZooKeeper on 127.0.0.1:{} (data in {}). This instance owns it: it stops "
                     + "when this instance stops, also when other local instances still use it.", port, dataDir);
