@@ -75,13 +75,14 @@ public class EmbeddedZooKeeperLauncher implements SmartApplicationListener, Orde
     }
 
     private void startIfNeeded(ConfigurableEnvironment env) {
-        if (!"zookeeper".equalsIgnoreCase(env.getProperty("distlock.store", "").strip())
-                || !env.getProperty("distlock.enabled", Boolean.class, true)) {
+        if (!"zookeeper".equalsIgnoreCase(env.getProperty("distlock.store", "").strip())) {
             return;
         }
+        // No Redis runs for a sample on ZooKeeper (also with distlock.enabled=false): its health check would fail.
         env.getPropertySources().addLast(new MapPropertySource("sampleZooKeeperDefaults",
                 Map.of("management.health.redis.enabled", "false")));
-        if (!env.getProperty(ENABLED_PROPERTY, Boolean.class, true)) {
+        if (!env.getProperty(ENABLED_PROPERTY, Boolean.class, true)
+                || !env.getProperty("distlock.enabled", Boolean.class, true)) {
             return;
         }
         String connect = env.getProperty("distlock.zookeeper.connect-string", "localhost:2181").strip();
