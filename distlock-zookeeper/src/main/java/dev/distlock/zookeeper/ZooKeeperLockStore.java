@@ -123,13 +123,13 @@ public class ZooKeeperLockStore implements LockStore {
     public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         String what = "acquire '" + request.name() + "'";
         long deadline = calls.deadline();
-        calls.requireConnected(deadline, what);
         LockNode node = registry.byOwner(request.ownerToken());
         if (node != null && node.generation != registry.generation()) {
             registry.forget(node); // made in a session that ended: ZooKeeper deleted it
             node = null;
         }
         try {
+            calls.requireConnected(deadline, what);
             List<String> children = null;
             for (int round = 0; round < 8; round++) {
                 if (node == null) {
@@ -162,6 +162,8 @@ public class ZooKeeperLockStore implements LockStore {
             return Attempt.busy(1);
         }
         catch (RuntimeException ex) {
+            // The engine gives the request up: a node left in line would block everyone behind it for as long
+            // as this session lives (the delete is retried once the connection is back).
             cancel(request);
             throw ex;
         }

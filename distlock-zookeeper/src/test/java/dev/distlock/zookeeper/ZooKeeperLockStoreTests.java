@@ -225,6 +225,31 @@ class ZooKeeperLockStoreTests {
     }
 
     @Test
+    void aWaiterThatFailsClosedLeavesTheLineOnceTheConnectionIsBack() throws Exception {
+        ZooKeeperLockConfig longSession = config().withSessionTimeout(Duration.ofSeconds(6));
+        StoreLockService a = nodes.node(longSession);
+        StoreLockService b = nodes.node(longSession.withCommandTimeout(Duration.ofMillis(500)));
+        LockHandle held = a.lock("orphan");
+        List<String> holderOnly = line("orphan");
+        CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> b.lock("orphan",
+                LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> line("orphan").size() == 2);
+        server.stop();
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(waiter::isCompletedExceptionally);
+        }
+        finally {
+            server.restart();
+        }
+        // Both sessions survive the outage: the waiter's node would stay in line, ahead of every later request.
+        await().atMost(Duration.ofSeconds(10)).until(() -> line("orphan").equals(holderOnly));
+        await().atMost(Duration.ofSeconds(10)).until(held::isHeld);
+        held.unlock();
+        assertThat(b.tryLock("orphan", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)))).isPresent()
+                .get().satisfies(LockHandle::unlock);
+    }
+
+    @Test
     void readersShareButDoNotOvertakeAQueuedWriter() throws Exception {
         StoreLockService a = nodes.node(config());
         StoreLockService b = nodes.node(config());
