@@ -69,6 +69,9 @@ class EnsembleFaultTests {
                 cluster.restartServer(spec);
             }
         }
+        // The next test starts on a whole ensemble: every server leads or follows again.
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.getInstances().stream()
+                .map(ZooKeeperServers::mode).allMatch(mode -> mode.equals("leader") || mode.equals("follower")));
     }
 
     private StoreLockService node(Duration sessionTimeout) {

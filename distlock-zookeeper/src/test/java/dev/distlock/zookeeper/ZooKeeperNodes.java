@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
@@ -30,6 +31,16 @@ final class ZooKeeperNodes implements AutoCloseable {
      */
     StoreLockService node(ZooKeeperLockConfig config, LockListener listener) {
         ZooKeeperLockStore store = ZooKeeperLockStore.connect(config);
+        try {
+            // A node of a test starts connected: its first lock call must not race the connection.
+            if (!store.client().blockUntilConnected(20, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("Not connected to " + config.connectString() + " within 20 s");
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
         CountingLockStore counting = new CountingLockStore(store);
         StoreLockService service = new StoreLockService(counting,
                 LockConfig.defaults().withWaitTime(Duration.ofSeconds(10)), listener);
