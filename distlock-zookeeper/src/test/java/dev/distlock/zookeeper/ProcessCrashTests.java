@@ -50,8 +50,10 @@ class ProcessCrashTests {
                 history.record("crash", "holder-jvm", holderToken, lockedAt, killed, false);
                 try (LockHandle handle = node.lock("crash", LockOptions.defaults()
                         .withWaitTime(Duration.ofMillis(sessionMillis * 4)))) {
+                    // The server expires the session on its tick (300 ms) after the last heartbeat, which came
+                    // before the kill; the rest is slack for a busy machine.
                     history.hold("survivor", handle, () -> assertThat(Duration.ofNanos(System.nanoTime() - killed))
-                            .isLessThanOrEqualTo(Duration.ofMillis(sessionMillis + 1000)));
+                            .isLessThanOrEqualTo(Duration.ofMillis(sessionMillis + 2000)));
                 }
                 history.assertConsistent();
             }

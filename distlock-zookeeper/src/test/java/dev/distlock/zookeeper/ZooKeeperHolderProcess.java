@@ -1,6 +1,7 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -26,6 +27,10 @@ public final class ZooKeeperHolderProcess {
         ZooKeeperLockStore store = ZooKeeperLockStore.connect(ZooKeeperLockConfig.defaults()
                 .withConnectString(args[0]).withBasePath(args[1])
                 .withSessionTimeout(Duration.ofMillis(Long.parseLong(args[3]))));
+        // Connected before the first lock call, which would otherwise fail closed on a busy machine.
+        if (!store.client().blockUntilConnected(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("not connected to " + args[0]);
+        }
         StoreLockService service = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
         service.start();
         LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
