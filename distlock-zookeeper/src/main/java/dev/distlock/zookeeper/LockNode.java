@@ -14,17 +14,17 @@ final class LockNode {
     /** The path of the lock's parent node. */
     final String lockPath;
 
-    /** The session generation of the store when the node was made; a lost session makes it stale. */
-    final long generation;
-
     /** The full path, known once ZooKeeper created the node. */
     volatile @Nullable String path;
 
     /** The node's name (last path segment), as listed among the lock's children. */
     volatile @Nullable String name;
 
-    /** The zxid that created the node: the fencing token. 0 until known. */
+    /** The zxid that created the node: the fencing token. */
     volatile long czxid;
+
+    /** The session that owns the (ephemeral) node; when that session ends, ZooKeeper deletes the node. */
+    volatile long sessionId;
 
     /** Whether the request holds the lock. */
     volatile boolean held;
@@ -32,20 +32,20 @@ final class LockNode {
     /** The node this waiter watches, if any. */
     volatile @Nullable String watching;
 
-    LockNode(LockRequest request, String lockPath, long generation) {
+    LockNode(LockRequest request, String lockPath) {
         this.request = request;
         this.lockPath = lockPath;
-        this.generation = generation;
     }
 
     String owner() {
         return request.ownerToken();
     }
 
-    void created(String fullPath, long createZxid) {
+    void created(String fullPath, long createZxid, long ownerSession) {
         int slash = fullPath.lastIndexOf('/');
         this.name = fullPath.substring(slash + 1);
         this.czxid = createZxid;
+        this.sessionId = ownerSession;
         this.path = fullPath;
     }
 

@@ -51,7 +51,7 @@ final class LockNodeCalls {
      */
     Created create(LockRequest request, long deadline, String what) {
         String lockPath = LockPaths.lockPath(basePath, request.name());
-        LockNode node = new LockNode(request, lockPath, registry.generation());
+        LockNode node = new LockNode(request, lockPath);
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> created = calls.send(cb -> client.create().storingStatIn(stat)
                 .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
@@ -71,8 +71,11 @@ final class LockNodeCalls {
             });
             throw ex;
         }
-        Stat createdStat = event.getStat() != null ? event.getStat() : stat;
-        node.created(event.getName(), createdStat.getCzxid());
+        Stat created2 = event.getStat();
+        if (created2 == null || created2.getCzxid() == 0) { // a create recovered by Curator's protection
+            created2 = stat(event.getName(), deadline, what);
+        }
+        node.created(event.getName(), created2.getCzxid(), created2.getEphemeralOwner());
         registry.register(node);
         List<String> children = calls.await(listed, deadline, what, Code.NONODE).getChildren();
         // Not listed when the parent had to be made first (or the create was retried): list again then.
@@ -103,14 +106,13 @@ final class LockNodeCalls {
         return true;
     }
 
-    /** @return the zxid that created the node (when the create's reply had no stat) */
-    long czxid(LockNode node, long deadline, String what) {
-        Stat stat = calls.await(calls.send(cb -> client.checkExists().inBackground(cb).forPath(node.path), what),
+    private Stat stat(String path, long deadline, String what) {
+        Stat stat = calls.await(calls.send(cb -> client.checkExists().inBackground(cb).forPath(path), what),
                 deadline, what).getStat();
         if (stat == null) {
-            throw new LockUnavailableException("The lock node vanished while it was granted: cannot " + what);
+            throw new LockUnavailableException("The new lock node vanished at once: cannot " + what);
         }
-        return stat.getCzxid();
+        return stat;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 import dev.distlock.spi.StoreEvents;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,15 +49,17 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
 
     private volatile boolean suspended;
 
-    private volatile long generation;
+    /** The id of the session the client is connected with now, 0 when it is not connected. */
+    private final LongSupplier currentSession;
+
+    NodeRegistry(LongSupplier currentSession) {
+        this.currentSession = currentSession;
+    }
 
     void start(StoreEvents events) {
         this.events = events;
     }
 
-    long generation() {
-        return generation;
-    }
 
     boolean suspended() {
         return suspended;
@@ -141,11 +144,14 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
             }
             case LOST -> {
                 suspended = true;
-                generation++;
-                loseAll();
+                loseOtherSessions(currentSession.getAsLong());
             }
             case CONNECTED, RECONNECTED -> {
                 suspended = false;
+                long current = currentSession.getAsLong();
+                if (current != 0) { // in case the news of an expired session came late or not at all
+                    loseOtherSessions(current);
+                }
                 // Watches survive a reconnection of the same session; a re-check costs little and covers a gap.
                 byOwner.values().stream().filter(n -> !n.held)
                         .forEach(n -> events.released(n.request.name(), n.owner(), 0));
@@ -153,10 +159,13 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
         }
     }
 
-    /** The session ended: ZooKeeper deletes its ephemeral nodes, so every lease of it is gone. */
-    private void loseAll() {
+    /**
+     * A session ended: ZooKeeper deletes its ephemeral nodes, so every lease of it is gone. Nodes that the new
+     * session made meanwhile (this news is delivered on a thread of its own, possibly after the reconnection) stay.
+     */
+    private void loseOtherSessions(long current) {
         for (LockNode node : byOwner.values()) {
-            if (forget(node)) {
+            if (node.sessionId != current && forget(node)) {
                 if (node.held) {
                     log.warn("ZooKeeper session lost: lease of lock '{}' lost", node.request.name());
                     events.leaseLost(node.owner());

@@ -38,6 +38,16 @@ final class ZooKeeperCalls {
         return client.getState() == CuratorFrameworkState.STARTED && client.getZookeeperClient().isConnected();
     }
 
+    /** @return the id of the session the client is connected with now, or 0 when it is not connected */
+    long currentSession() {
+        try {
+            return connected() ? client.getZookeeperClient().getZooKeeper().getSessionId() : 0;
+        }
+        catch (Exception ex) {
+            return 0;
+        }
+    }
+
     /**
      * Waits until the client is connected, at most until the deadline.
      *

@@ -53,7 +53,7 @@ public class ZooKeeperLockStore implements LockStore {
 
     private final ZooKeeperCalls calls;
 
-    private final NodeRegistry registry = new NodeRegistry();
+    private final NodeRegistry registry;
 
     private final LockNodeCalls nodes;
 
@@ -74,6 +74,7 @@ public class ZooKeeperLockStore implements LockStore {
         this.config = config;
         this.ownsClient = ownsClient;
         this.calls = new ZooKeeperCalls(client, config.commandTimeout().toMillis());
+        this.registry = new NodeRegistry(calls::currentSession);
         this.nodes = new LockNodeCalls(client, calls, registry, config.basePath());
     }
 
@@ -113,6 +114,11 @@ public class ZooKeeperLockStore implements LockStore {
         return client;
     }
 
+    /** @return the node registry (for tests) */
+    NodeRegistry registry() {
+        return registry;
+    }
+
     @Override
     public void start(StoreEvents events) {
         registry.start(events);
@@ -124,7 +130,8 @@ public class ZooKeeperLockStore implements LockStore {
         String what = "acquire '" + request.name() + "'";
         long deadline = calls.deadline();
         LockNode node = registry.byOwner(request.ownerToken());
-        if (node != null && node.generation != registry.generation()) {
+        long session = calls.currentSession();
+        if (node != null && session != 0 && node.sessionId != session) {
             registry.forget(node); // made in a session that ended: ZooKeeper deleted it
             node = null;
         }
@@ -170,11 +177,10 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     private Attempt grant(LockNode node, long deadline, String what) {
-        if (node.generation != registry.generation()) {
+        if (registry.byOwner(node.owner()) != node) {
             throw new LockUnavailableException("The ZooKeeper session ended during the attempt: cannot " + what);
         }
-        long token = node.czxid != 0 ? node.czxid : nodes.czxid(node, deadline, what);
-        node.czxid = token;
+        long token = node.czxid;
         registry.stopWaiting(node);
         node.held = true;
         nodes.watchHeld(node);

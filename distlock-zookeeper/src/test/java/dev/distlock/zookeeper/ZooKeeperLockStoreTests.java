@@ -17,6 +17,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.LockListener;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.WatchersDebug;
 import org.apache.zookeeper.ZooKeeper;
@@ -247,6 +248,27 @@ class ZooKeeperLockStoreTests {
         held.unlock();
         assertThat(b.tryLock("orphan", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)))).isPresent()
                 .get().satisfies(LockHandle::unlock);
+    }
+
+    @Test
+    void lateNewsOfALostSessionLeavesTheLocksOfTheCurrentSessionAlone() {
+        AtomicInteger lost = new AtomicInteger();
+        StoreLockService a = nodes.node(config(), new LockListener() {
+            @Override
+            public void leaseLost(LockHandle handle) {
+                lost.incrementAndGet();
+            }
+        });
+        LockHandle handle = a.lock("late-news");
+        // Curator delivers connection states on a thread of its own: LOST for an old session may arrive after the
+        // client already made a new one, and the nodes of the new session are alive.
+        ZooKeeperLockStore store = nodes.store(a);
+        store.registry().stateChanged(store.client(), ConnectionState.LOST);
+        store.registry().stateChanged(store.client(), ConnectionState.RECONNECTED);
+        assertThat(handle.isHeld()).isTrue();
+        assertThat(lost).hasValue(0);
+        handle.unlock();
+        assertThat(line("late-news")).as("released, not forgotten").isEmpty();
     }
 
     @Test
