@@ -30,9 +30,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>A — uncontended lock + unlock on distinct names, 1 and 8 threads: cycles/s, p50/p99 µs;</li>
  * <li>hot key — one name, 3 nodes × 4 threads, ~50 µs of work inside: grants/s, owner changes/s, wait p50/p99.</li>
  * </ul>
- * Not a test: run it with
- * {@code ./mvnw -q -pl distlock-zookeeper -am test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.distlock.zookeeper.StoreBenchmark} or from the IDE; {@code -Dbench.seconds=5} per phase.
+ * Not a test (surefire runs only {@code *Tests}): build the test classes and run it on the test class path, e.g.
+ * <pre>
+ * ./mvnw -q -pl distlock-zookeeper -am test-compile
+ * ./mvnw -q -o -pl distlock-zookeeper dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=/tmp/cp
+ * java -cp "distlock-zookeeper/target/test-classes:distlock-zookeeper/target/classes:distlock-core/target/classes:\
+ *   distlock-redis/target/classes:distlock-embedded-redis/target/classes:$(cat /tmp/cp)" \
+ *   -Dbench.seconds=4 -Dbench.rounds=3 dev.distlock.zookeeper.StoreBenchmark
+ * </pre>
+ * {@code -Dbench.stores=zookeeper} runs one store; {@code -Dzookeeper.forceSync=no} turns off the server's fsync of
+ * every write (to see the protocol's cost without the disk's).
  */
 public final class StoreBenchmark {
 

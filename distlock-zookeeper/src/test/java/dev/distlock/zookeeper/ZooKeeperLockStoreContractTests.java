@@ -1,5 +1,7 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
+
 import dev.distlock.spi.LockStore;
 import dev.distlock.test.LockStoreContractTests;
 import org.apache.curator.framework.CuratorFramework;
@@ -32,7 +34,10 @@ class ZooKeeperLockStoreContractTests extends LockStoreContractTests {
 
     @Override
     protected LockStore newStore() {
-        return ZooKeeperLockStore.connect(ZooKeeperServers.config(server.getConnectString(), BASE_PATH));
+        // A 5 s command timeout: after startStore() a client may take a few seconds to reconnect on a busy
+        // machine, and the contract's first lock call then must wait for it rather than fail closed.
+        return ZooKeeperLockStore.connect(ZooKeeperServers.config(server.getConnectString(), BASE_PATH)
+                .withCommandTimeout(Duration.ofSeconds(5)));
     }
 
     @Override
