@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # One-command flash-sale demo: several sample-app instances, many concurrent buyers, one product with stock 100.
 #
-#   sample-app/flash-sale.sh [--store redis|jdbc] [--instances 3] [--buyers 1000] [--concurrency 24]
+#   sample-app/flash-sale.sh [--store redis|jdbc|zookeeper] [--instances 3] [--buyers 1000] [--concurrency 24]
 #                            [--no-lock | --lock-only]
 #
 # Runs two rounds by default: first with distlock (no overselling), then the same instances' code started with
 # distlock.enabled=false (overselling). --no-lock runs only the second round, --lock-only only the first.
-# --store jdbc keeps the locks in the shared H2 database instead of Redis (no Redis started); redis is the default.
+# --store picks the lock store (distlock.store, default redis): jdbc keeps the locks in the shared H2 database,
+# zookeeper on an in-process ZooKeeper server; neither starts a Redis.
 # Needs only a JDK 17+, bash and curl. Builds the sample if needed, runs everything on 127.0.0.1 (free ports, its
-# own embedded Redis and H2 database in a temporary directory) and stops everything it started when it ends.
+# own embedded Redis or ZooKeeper and H2 database in a temporary directory) and stops everything it started.
 set -euo pipefail
 
 INSTANCES=3
@@ -18,7 +19,7 @@ ROUNDS="lock no-lock"
 STORE=redis
 while [ $# -gt 0 ]; do
     case "$1" in
-        --store) STORE="$2"; shift 2 ;;
+        --store) STORE="${2:-}"; shift 2 ;;
         --instances) INSTANCES="$2"; shift 2 ;;
         --buyers) BUYERS="$2"; shift 2 ;;
         --concurrency) CONCURRENCY="$2"; shift 2 ;;
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
 done
-case "$STORE" in redis|jdbc) ;; *) echo "--store must be redis or jdbc" >&2; exit 2 ;; esac
+case "$STORE" in redis|jdbc|zookeeper) ;; *) echo "--store must be redis, jdbc or zookeeper" >&2; exit 2 ;; esac
 case "$INSTANCES" in ''|*[!0-9]*) echo "--instances must be a number" >&2; exit 2 ;; esac
 if [ "$INSTANCES" -lt 1 ] || [ "$INSTANCES" -gt 8 ]; then echo "--instances must be 1..8" >&2; exit 2; fi
 
@@ -81,7 +82,8 @@ build_if_needed() {
     if [ -z "$jar" ] || [ -n "$(find "$HERE/src/main" "$HERE/pom.xml" "$ROOT/pom.xml" \
             "$ROOT/distlock-spring-boot-autoconfigure/src/main" "$ROOT/distlock-spring-boot-starter/pom.xml" \
             "$ROOT/distlock-core/src/main" "$ROOT/distlock-redis/src/main" "$ROOT/distlock-jdbc/src/main" \
-            "$ROOT/distlock-spring-boot-starter-jdbc/pom.xml" \
+            "$ROOT/distlock-spring-boot-starter-jdbc/pom.xml" "$ROOT/distlock-zookeeper/src/main" \
+            "$ROOT/distlock-spring-boot-starter-zookeeper/pom.xml" \
             "$ROOT/distlock-embedded-redis/src/main" -newer "$jar" -print 2>/dev/null | head -1)" ]; then
         echo "Building the sample app (./mvnw -pl sample-app -am package -Dmaven.test.skip=true) ..."
         (cd "$ROOT" && ./mvnw -B -q -pl sample-app -am package -Dmaven.test.skip=true) \
@@ -105,20 +107,22 @@ wait_ready() { # port pid log
 }
 
 start_instances() { # distlock.enabled
-    local enabled="$1" redis_port i port log pid urls="" pending=""
+    local enabled="$1" redis_port zk_port i port log pid urls="" pending=""
     free_port; redis_port="$FREE_PORT"
+    free_port; zk_port="$FREE_PORT"
     for i in $(seq 1 "$INSTANCES"); do
         free_port; port="$FREE_PORT"
         log="$WORK/instance-$i-lock-$enabled.log"
         java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$JAR" \
             --server.port="$port" --spring.data.redis.port="$redis_port" --sample.data-dir="$WORK/data" \
-            --distlock.enabled="$enabled" --distlock.store="$STORE" --sample.daily-report.cron=- >"$log" 2>&1 &
+            --distlock.store="$STORE" --distlock.zookeeper.connect-string="127.0.0.1:$zk_port" \
+            --distlock.enabled="$enabled" --sample.daily-report.cron=- >"$log" 2>&1 &
         pid=$!
         PIDS="$PIDS $pid"
         urls="$urls,http://127.0.0.1:$port"
         if [ "$i" -eq 1 ]; then
-            # The first instance starts the embedded Redis (store redis) and serves the H2 database; the others
-            # join it.
+            # The first instance starts the embedded Redis (store redis) or ZooKeeper (store zookeeper) and serves
+            # the H2 database; the others join it.
             wait_ready "$port" "$pid" "$log"
         else
             pending="$pending $port:$pid:$log"
@@ -137,7 +141,7 @@ run_round() { # lock|no-lock
     if [ "$1" = "no-lock" ]; then
         enabled=false; label="WITHOUT the lock (distlock.enabled=false)"; extra=""
     fi
-    echo "Starting $INSTANCES instances with distlock.enabled=$enabled ..."
+    echo "Starting $INSTANCES instances with distlock.store=$STORE distlock.enabled=$enabled ..."
     start_instances "$enabled"
     echo "Instances ready: $URLS. Resetting product 1 to stock 100 and sending $BUYERS buyers ..."
     java "$HERE/flash-sale/FlashSaleClient.java" --urls "$URLS" --buyers "$BUYERS" --concurrency "$CONCURRENCY" \

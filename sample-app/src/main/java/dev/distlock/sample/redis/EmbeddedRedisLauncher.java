@@ -28,8 +28,8 @@ import org.springframework.util.StringUtils;
  * starts a server on {@code spring.data.redis.port} only when all of these hold:
  * <ul>
  * <li>{@code sample.embedded-redis} is {@code true} (the default);</li>
- * <li>the lock store is Redis ({@code distlock.store=redis}, the sample's default): with {@code distlock.store=jdbc}
- * the locks live in the database, no Redis is started, and the Redis health check is off so that the instance is
+ * <li>the lock store is Redis ({@code distlock.store=redis}, the sample's default): with another store
+ * ({@code jdbc}, {@code zookeeper}) no Redis is started, and the Redis health check is off so that the instance is
  * healthy without one;</li>
  * <li>no other Redis is configured: no {@code spring.data.redis.url}, Sentinel, Cluster or password, and
  * {@code spring.data.redis.host} is a loopback address;</li>

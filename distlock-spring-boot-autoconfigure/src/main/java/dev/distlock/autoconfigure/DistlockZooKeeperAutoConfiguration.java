@@ -1,0 +1,42 @@
+package dev.distlock.autoconfigure;
+
+import dev.distlock.spi.LockStore;
+import dev.distlock.zookeeper.ZooKeeperLockConfig;
+import dev.distlock.zookeeper.ZooKeeperLockStore;
+import org.apache.curator.framework.CuratorFramework;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The ZooKeeper lock store on Apache Curator: on the application's own {@link CuratorFramework} bean when it has
+ * one (its connection, session and ACL settings then apply to locks), else on a client of the store's own, made from
+ * {@code distlock.zookeeper.*} and closed with the context. Chosen when Curator is the only lock store client on
+ * the class path, or by {@code distlock.store=zookeeper}.
+ */
+@AutoConfiguration(afterName = "org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration")
+@ConditionalOnClass({ ZooKeeperLockStore.class, CuratorFramework.class })
+@ConditionalOnLockStore(LockStoreKind.ZOOKEEPER)
+@EnableConfigurationProperties(DistlockProperties.class)
+public class DistlockZooKeeperAutoConfiguration {
+
+    /**
+     * @param curator the application's Curator client, if it has exactly one
+     * @param properties the {@code distlock.*} settings
+     * @return the store; its own client (if any) is closed when the store is
+     */
+    @Bean
+    @ConditionalOnMissingBean(LockStore.class)
+    public ZooKeeperLockStore distlockZooKeeperLockStore(ObjectProvider<CuratorFramework> curator,
+            DistlockProperties properties) {
+        DistlockProperties.Zookeeper zookeeper = properties.zookeeper();
+        ZooKeeperLockConfig config = new ZooKeeperLockConfig(zookeeper.connectString(), zookeeper.basePath(),
+                zookeeper.sessionTimeout(), properties.commandTimeout());
+        CuratorFramework client = curator.getIfUnique();
+        return client != null ? new ZooKeeperLockStore(client, config) : ZooKeeperLockStore.connect(config);
+    }
+}

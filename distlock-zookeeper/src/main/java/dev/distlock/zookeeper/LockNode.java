@@ -1,0 +1,57 @@
+package dev.distlock.zookeeper;
+
+import dev.distlock.spi.LockRequest;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ephemeral sequential node of one lock request, from its creation until release, cancellation or loss. The
+ * same node serves every attempt of the request (keyed by its owner token), so a waiter keeps its place in line.
+ */
+final class LockNode {
+
+    final LockRequest request;
+
+    /** The path of the lock's parent node. */
+    final String lockPath;
+
+    /** The full path, known once ZooKeeper created the node. */
+    volatile @Nullable String path;
+
+    /** The node's name (last path segment), as listed among the lock's children. */
+    volatile @Nullable String name;
+
+    /** The zxid that created the node: the fencing token. */
+    volatile long czxid;
+
+    /** The session that owns the (ephemeral) node; when that session ends, ZooKeeper deletes the node. */
+    volatile long sessionId;
+
+    /** Whether the request holds the lock. */
+    volatile boolean held;
+
+    /** The node this waiter watches, if any. */
+    volatile @Nullable String watching;
+
+    LockNode(LockRequest request, String lockPath) {
+        this.request = request;
+        this.lockPath = lockPath;
+    }
+
+    String owner() {
+        return request.ownerToken();
+    }
+
+    void created(String fullPath, long createZxid, long ownerSession) {
+        int slash = fullPath.lastIndexOf('/');
+        this.name = fullPath.substring(slash + 1);
+        this.czxid = createZxid;
+        this.sessionId = ownerSession;
+        this.path = fullPath;
+    }
+
+    @Override
+    public String toString() {
+        // Never the owner token.
+        return "LockNode[" + request.name() + ", " + name + (held ? ", held" : "") + "]";
+    }
+}

@@ -1,0 +1,41 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.LockListener;
+
+/**
+ * A separate JVM that takes a lock on ZooKeeper and holds it until it is killed; shows that a crashed holder blocks
+ * the lock for at most its session timeout. Arguments: connect string, base path, lock name, session timeout in
+ * ms. Prints "LOCKED token".
+ */
+public final class ZooKeeperHolderProcess {
+
+    private ZooKeeperHolderProcess() {
+    }
+
+    /**
+     * @param args connect string, base path, lock name, session timeout ms
+     * @throws InterruptedException never in practice: the process is killed while sleeping
+     */
+    public static void main(String[] args) throws InterruptedException {
+        ZooKeeperLockStore store = ZooKeeperLockStore.connect(ZooKeeperLockConfig.defaults()
+                .withConnectString(args[0]).withBasePath(args[1])
+                .withSessionTimeout(Duration.ofMillis(Long.parseLong(args[3]))));
+        // Connected before the first lock call, which would otherwise fail closed on a busy machine.
+        if (!store.client().blockUntilConnected(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("not connected to " + args[0]);
+        }
+        StoreLockService service = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
+        service.start();
+        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+        System.out.println("LOCKED " + handle.fencingToken());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE); // holds the lock, on its session alone, until SIGKILL
+    }
+}
