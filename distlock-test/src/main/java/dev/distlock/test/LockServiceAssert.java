@@ -8,7 +8,8 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
  * Assertions on what an {@link InMemoryLockService} granted: outermost acquisitions, counted by lock name (a
- * reentrant acquisition inside a scope that holds the lock is not a grant). Obtained from
+ * reentrant acquisition inside a scope that holds the lock is not a grant), since the service started or
+ * {@link InMemoryLockService#clearGrants() forgot} them. Obtained from
  * {@link DistlockAssertions#assertThat(InMemoryLockService)}.
  */
 public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, InMemoryLockService> {
@@ -18,6 +19,8 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
     }
 
     /**
+     * Checks that the lock was granted at least once.
+     *
      * @param name the lock name
      * @return this
      */
@@ -30,6 +33,8 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
     }
 
     /**
+     * Checks how often the lock was granted.
+     *
      * @param name the lock name
      * @param times how many times
      * @return this
@@ -45,6 +50,8 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
     }
 
     /**
+     * Checks that the lock was never granted.
+     *
      * @param name the lock name
      * @return this
      */
@@ -58,7 +65,11 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
         return this;
     }
 
-    /** @return this, when no lock granted by the service is still held */
+    /**
+     * Checks that every lock the service granted was released (or its lease ended).
+     *
+     * @return this
+     */
     public LockServiceAssert hasNoLockHeld() {
         isNotNull();
         List<String> held = actual.grants().stream().filter(grant -> grant.handle().isHeld())
@@ -70,8 +81,10 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
     }
 
     /**
+     * Checks that a grant of the lock is still held.
+     *
      * @param name the lock name
-     * @return this, when a grant of that name is still held
+     * @return this
      */
     public LockServiceAssert isHeld(String name) {
         isNotNull();
