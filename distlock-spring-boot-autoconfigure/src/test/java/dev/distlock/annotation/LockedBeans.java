@@ -24,7 +24,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.AliasFor;
 
 /**
- * Annotated beans used by the real-Redis tests. Each method reports the lock it runs under.
+ * Annotated beans used by the annotation tests. Each method reports the lock it runs under.
  */
 final class LockedBeans {
 
@@ -270,7 +270,7 @@ final class LockedBeans {
         @DistributedLock(name = "re", waitTime = "0")
         public String run() {
             String innerLock = inner.run();
-            // Still held after the nested release: Redis is released by the outermost holder only.
+            // Still held after the nested release: the store is released by the outermost holder only.
             return innerLock + "|" + currentLock();
         }
     }

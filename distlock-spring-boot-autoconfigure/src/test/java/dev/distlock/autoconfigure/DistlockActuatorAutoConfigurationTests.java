@@ -4,15 +4,12 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.actuate.DistlockEndpoint;
 import dev.distlock.actuate.DistlockHealthIndicator;
-import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.embedded.RedisServersExtension;
-import org.junit.jupiter.api.BeforeAll;
+import dev.distlock.spi.LockStore;
+import dev.distlock.test.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -24,23 +21,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DistlockActuatorAutoConfigurationTests {
 
-    @RegisterExtension
-    static RedisServersExtension redisServers = new RedisServersExtension();
-
-    static RedisServerProcess server;
-
-    @BeforeAll
-    static void startRedis() {
-        server = redisServers.start();
-    }
-
+    /** The auto-configured lock service, on an in-memory store: which beans are registered is what is tested. */
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class,
-                        EndpointAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + server.host(),
-                        "spring.data.redis.port=" + server.port(), "distlock.key-prefix=actuator");
+                .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class,
+                        DistlockActuatorAutoConfiguration.class, EndpointAutoConfiguration.class))
+                .withBean(LockStore.class, InMemoryLockStore::new);
     }
 
     @Test
@@ -81,12 +67,11 @@ class DistlockActuatorAutoConfigurationTests {
     @Test
     void lockingWorksWithoutActuatorOnTheClassPath() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class,
+                        DistlockActuatorAutoConfiguration.class))
+                .withBean(LockStore.class, InMemoryLockStore::new)
                 .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
                         "org.springframework.boot.health"))
-                .withPropertyValues("spring.data.redis.host=" + server.host(),
-                        "spring.data.redis.port=" + server.port(), "distlock.key-prefix=actuator")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(DistlockHealthIndicator.class);

@@ -15,15 +15,13 @@ import dev.distlock.annotation.DistributedLockInterceptor;
 import dev.distlock.annotation.DistributedLockMethodValidator;
 import dev.distlock.annotation.LockOperationSource;
 import dev.distlock.annotation.TransactionOrderVerifier;
-import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.embedded.RedisServersExtension;
-import org.junit.jupiter.api.BeforeAll;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.LockStore;
+import dev.distlock.test.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -34,33 +32,24 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Conditions and properties of {@link DistlockAnnotationAutoConfiguration}, with a real Redis behind the lock
- * service.
+ * Conditions and properties of {@link DistlockAnnotationAutoConfiguration}, with the auto-configured lock service on
+ * an in-memory lock store (the application's {@link LockStore} bean, which the Redis store's auto-configuration
+ * backs off from; it still checks {@code distlock.store}).
  */
 class DistlockAnnotationAutoConfigurationTests {
 
-    @RegisterExtension
-    static RedisServersExtension redis = new RedisServersExtension();
-
-    static RedisServerProcess server;
-
-    @BeforeAll
-    static void startRedis() {
-        server = redis.start();
-    }
-
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + server.host(),
-                        "spring.data.redis.port=" + server.port());
+                .withConfiguration(AutoConfigurations.of(DistlockRedisAutoConfiguration.class,
+                        DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
+                .withBean(LockStore.class, InMemoryLockStore::new);
     }
 
     @Test
     void registersAnnotationSupportWhenALockServiceExists() {
         runner().run(context -> {
-            assertThat(context).hasSingleBean(LockService.class).hasSingleBean(LockOperationSource.class)
+            assertThat(context).hasSingleBean(LockService.class).hasSingleBean(StoreLockService.class)
+                    .hasSingleBean(LockOperationSource.class)
                     .hasSingleBean(DistributedLockInterceptor.class).hasSingleBean(DistributedLockAdvisor.class)
                     .hasSingleBean(DistributedLockMethodValidator.class).hasSingleBean(TransactionOrderVerifier.class);
             assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())

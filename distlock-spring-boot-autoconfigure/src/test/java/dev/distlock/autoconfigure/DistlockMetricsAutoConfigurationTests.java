@@ -2,18 +2,15 @@ package dev.distlock.autoconfigure;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
-import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.metrics.MicrometerLockListener;
 import dev.distlock.metrics.ObservationLockListener;
+import dev.distlock.spi.LockStore;
+import dev.distlock.test.InMemoryLockStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
@@ -30,22 +27,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DistlockMetricsAutoConfigurationTests {
 
-    @RegisterExtension
-    static RedisServersExtension redisServers = new RedisServersExtension();
-
-    static RedisServerProcess server;
-
-    @BeforeAll
-    static void startRedis() {
-        server = redisServers.start();
-    }
-
+    /** The auto-configured lock service, on an in-memory store: the wiring of the listener is what is tested. */
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class, DistlockMetricsAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + server.host(),
-                        "spring.data.redis.port=" + server.port(), "distlock.key-prefix=autoconf");
+                .withConfiguration(AutoConfigurations.of(DistlockAutoConfiguration.class,
+                        DistlockMetricsAutoConfiguration.class))
+                .withBean(LockStore.class, InMemoryLockStore::new);
     }
 
     private ApplicationContextRunner withMetrics() {

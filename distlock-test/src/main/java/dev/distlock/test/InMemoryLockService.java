@@ -1,6 +1,7 @@
 package dev.distlock.test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -18,21 +19,35 @@ import org.jspecify.annotations.Nullable;
  * instances on one store stand for several application nodes. It records what it granted, for
  * {@link DistlockAssertions}.
  * <pre>{@code
- * InMemoryLockService locks = new InMemoryLockService();
- * new StockService(locks).deduct(42, 1);
- * assertThat(locks).hasBeenAcquired("stock:42").hasNoLockHeld();
+ * try (InMemoryLockService locks = new InMemoryLockService()) {
+ *     new StockService(locks).deduct(42, 1);
+ *     assertThat(locks).hasBeenAcquired("stock:42").hasNoLockHeld();
+ * }
  * }</pre>
- * As a bean, it replaces the auto-configured lock service, so {@code @DistributedLock} methods lock with it.
+ * As a bean, it replaces the auto-configured lock service, so {@code @DistributedLock} methods lock with it (and
+ * Spring closes it with the context). Close instances made by hand: each runs a watchdog thread until closed.
  */
 public class InMemoryLockService extends StoreLockService {
 
+    /** Tests that expect a timeout should not wait the production default of 3 s for it. */
+    private static final Duration TEST_WAIT_TIME = Duration.ofSeconds(1);
+
     private final InMemoryLockStore store;
 
-    private final List<Grant> grants = new CopyOnWriteArrayList<>();
+    private final Recorder recorder;
 
-    /** A lock service on a store of its own, with a 1 s default wait (tests should not wait 3 s to fail). */
+    /** A lock service on a store of its own, with a 1 s default wait. */
     public InMemoryLockService() {
-        this(new InMemoryLockStore(), LockConfig.defaults().withWaitTime(Duration.ofSeconds(1)));
+        this(new InMemoryLockStore());
+    }
+
+    /**
+     * A further node on a shared store, with a 1 s default wait.
+     *
+     * @param store the store, possibly shared with other instances (nodes)
+     */
+    public InMemoryLockService(InMemoryLockStore store) {
+        this(store, LockConfig.defaults().withWaitTime(TEST_WAIT_TIME));
     }
 
     /**
@@ -46,26 +61,36 @@ public class InMemoryLockService extends StoreLockService {
 
     private InMemoryLockService(InMemoryLockStore store, LockConfig config, Recorder recorder,
             LockListener[] listeners) {
-        super(store, config, CompositeLockListener.of(concat(recorder, listeners)));
+        // A connection of its own: a release wakes every node's waiters, and closing this node leaves the others.
+        super(store.connect(), config, CompositeLockListener.of(concat(recorder, listeners)));
         this.store = store;
-        recorder.grants = grants;
+        this.recorder = recorder;
         start();
     }
 
     private static List<LockListener> concat(LockListener first, LockListener[] rest) {
-        List<LockListener> all = new java.util.ArrayList<>(List.of(rest));
-        all.add(0, first);
+        List<LockListener> all = new ArrayList<>(rest.length + 1);
+        all.add(first);
+        all.addAll(List.of(rest));
         return all;
     }
 
-    /** @return the store (to simulate an outage or a lost lease) */
+    /** @return the store (to simulate an outage or a lost lease, or to share it with another node) */
     public InMemoryLockStore store() {
         return store;
     }
 
     /** @return every lock this service granted (not reentrant holds), in order */
     public List<Grant> grants() {
-        return List.copyOf(grants);
+        return List.copyOf(recorder.grants);
+    }
+
+    /**
+     * Forgets the grants recorded so far, e.g. between the tests that share one Spring context; locks held stay
+     * held.
+     */
+    public void clearGrants() {
+        recorder.grants.clear();
     }
 
     /**
@@ -79,17 +104,16 @@ public class InMemoryLockService extends StoreLockService {
     public record Grant(String name, long fencingToken, String thread, LockHandle handle) {
     }
 
-    /** Records grants (in a list set after construction: the listener must exist before the engine). */
+    /** Records grants; it exists before the engine, which takes its listeners when constructed. */
     private static final class Recorder implements LockListener {
 
-        @Nullable List<Grant> grants;
+        final List<Grant> grants = new CopyOnWriteArrayList<>();
 
         @Override
         public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
                 @Nullable LockHandle handle, @Nullable Throwable error) {
-            List<Grant> to = grants;
-            if (result == AcquireResult.ACQUIRED && handle != null && to != null) {
-                to.add(new Grant(name, handle.fencingToken(), Thread.currentThread().getName(), handle));
+            if (result == AcquireResult.ACQUIRED && handle != null) {
+                grants.add(new Grant(name, handle.fencingToken(), Thread.currentThread().getName(), handle));
             }
         }
     }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
@@ -21,7 +22,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link LockStore} in this JVM's memory, with the semantics of the real stores: owner-checked release and
  * renewal, leases that run out on the clock, shared read locks, and fencing tokens that increase per name. Several
- * {@link dev.distlock.core.StoreLockService}s on one instance stand for several application nodes.
+ * {@link dev.distlock.core.StoreLockService}s on one instance stand for several application nodes: give each its
+ * own {@link #connect() connection} (as {@link InMemoryLockService} does), so that a release wakes the waiters of
+ * every node and closing one node leaves the others working.
+ * <p>
+ * Unlike the Redis store it keeps no queue of waiting nodes: across nodes, whichever asks first after a release
+ * gets the lock ({@link dev.distlock.LockType#FAIR} order holds among the threads of one lock service). It keeps a
+ * small entry per lock name it has seen, for as long as it lives.
  * <p>
  * For tests: {@link #makeUnavailable()} simulates an outage (every call fails closed) and {@link #forget(String)}
  * loses a holder's lease behind its back.
@@ -32,7 +39,8 @@ public final class InMemoryLockStore implements LockStore {
 
     private volatile boolean available = true;
 
-    private volatile @Nullable StoreEvents events;
+    /** Every started node's notifications: a release anywhere wakes the waiters everywhere, as pub/sub does. */
+    private final List<StoreEvents> subscribers = new CopyOnWriteArrayList<>();
 
     /** The state of one lock name; guarded by its own monitor. */
     private static final class Slot {
@@ -41,7 +49,8 @@ public final class InMemoryLockStore implements LockStore {
 
         long leaseEndNanos;
 
-        final Map<String, Long> readers = new HashMap<>();
+        /** Lease end per reader's owner token. */
+        final Map<String, Reader> readers = new HashMap<>();
 
         long lastToken;
 
@@ -49,15 +58,28 @@ public final class InMemoryLockStore implements LockStore {
             if (owner != null && now - leaseEndNanos >= 0) {
                 owner = null;
             }
-            readers.values().removeIf(end -> now - end >= 0);
+            readers.values().removeIf(reader -> now - reader.leaseEndNanos >= 0);
         }
 
         long remainingMillis(long now) {
             long end = leaseEndNanos;
-            for (long reader : readers.values()) {
-                end = Math.max(end, reader);
+            for (Reader reader : readers.values()) {
+                end = Math.max(end, reader.leaseEndNanos);
             }
             return Math.max(1, (end - now) / 1_000_000L);
+        }
+    }
+
+    /** One holder of a shared (read) lock. */
+    private static final class Reader {
+
+        final long fencingToken;
+
+        long leaseEndNanos;
+
+        Reader(long fencingToken, long leaseEndNanos) {
+            this.fencingToken = fencingToken;
+            this.leaseEndNanos = leaseEndNanos;
         }
     }
 
@@ -71,9 +93,24 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
+    /**
+     * Subscribes a node to release notifications. Several lock services sharing this store should each use a
+     * {@link #connect() connection} instead, which unsubscribes on close.
+     */
     @Override
     public void start(StoreEvents events) {
-        this.events = events;
+        subscribers.add(events);
+    }
+
+    /**
+     * A node's own connection to this store, for one of several lock services that share it: it is notified of
+     * every release like the others, and closing it (when its lock service closes) ends its notifications only,
+     * where closing the store itself would end every node's.
+     *
+     * @return a view of this store for one lock service
+     */
+    public LockStore connect() {
+        return new Connection(this);
     }
 
     @Override
@@ -85,11 +122,17 @@ public final class InMemoryLockStore implements LockStore {
             slot.expire(now);
             String token = request.ownerToken();
             if (request.shared()) {
+                Reader reader = slot.readers.get(token);
+                if (reader != null) { // a repeated attempt of a reader that holds the lock: idempotent
+                    reader.leaseEndNanos = now + request.leaseTime().toNanos();
+                    return Attempt.acquired(reader.fencingToken);
+                }
                 if (slot.owner != null) {
                     return Attempt.busy(slot.remainingMillis(now));
                 }
-                slot.readers.put(token, now + request.leaseTime().toNanos());
-                return Attempt.acquired(++slot.lastToken);
+                long fencingToken = ++slot.lastToken;
+                slot.readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos()));
+                return Attempt.acquired(fencingToken);
             }
             if (token.equals(slot.owner)) {
                 slot.leaseEndNanos = now + request.leaseTime().toNanos();
@@ -127,9 +170,10 @@ public final class InMemoryLockStore implements LockStore {
                 }
             }
         }
-        StoreEvents listening = events;
-        if (released && listening != null) {
-            listening.released(request.name(), null, 0);
+        if (released) {
+            for (StoreEvents subscriber : subscribers) {
+                subscriber.released(request.name(), null, 0);
+            }
         }
         return released ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
     }
@@ -145,10 +189,19 @@ public final class InMemoryLockStore implements LockStore {
             synchronized (slot) {
                 slot.expire(now);
                 long end = now + request.leaseTime().toNanos();
-                boolean held = request.shared() ? slot.readers.replace(request.ownerToken(), end) != null
-                        : request.ownerToken().equals(slot.owner);
-                if (held && !request.shared()) {
-                    slot.leaseEndNanos = end;
+                boolean held;
+                if (request.shared()) {
+                    Reader reader = slot.readers.get(request.ownerToken());
+                    held = reader != null;
+                    if (held) {
+                        reader.leaseEndNanos = end;
+                    }
+                }
+                else {
+                    held = request.ownerToken().equals(slot.owner);
+                    if (held) {
+                        slot.leaseEndNanos = end;
+                    }
                 }
                 results.add(held ? RenewalResult.RENEWED : RenewalResult.LOST);
             }
@@ -161,9 +214,10 @@ public final class InMemoryLockStore implements LockStore {
         return new StoreHealth(available, Map.of("store", "in-memory"));
     }
 
+    /** Ends the notifications of every node started on the store itself; locks and tokens stay. */
     @Override
     public void close() {
-        events = null;
+        subscribers.clear();
     }
 
     /** Every call fails with {@link LockUnavailableException} until {@link #makeAvailable()}. */
@@ -201,6 +255,33 @@ public final class InMemoryLockStore implements LockStore {
         synchronized (slot) {
             slot.expire(System.nanoTime());
             return slot.owner != null || !slot.readers.isEmpty();
+        }
+    }
+
+    /** One node's view of the store: its own subscription, removed when its lock service closes it. */
+    private static final class Connection extends ForwardingLockStore {
+
+        private final InMemoryLockStore store;
+
+        private volatile @Nullable StoreEvents events;
+
+        Connection(InMemoryLockStore store) {
+            super(store);
+            this.store = store;
+        }
+
+        @Override
+        public void start(StoreEvents events) {
+            this.events = events;
+            store.subscribers.add(events);
+        }
+
+        @Override
+        public void close() {
+            StoreEvents started = events;
+            if (started != null) {
+                store.subscribers.remove(started);
+            }
         }
     }
 }

@@ -7,7 +7,10 @@ import org.assertj.core.api.AbstractAssert;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
- * Assertions on what an {@link InMemoryLockService} granted.
+ * Assertions on what an {@link InMemoryLockService} granted: outermost acquisitions, counted by lock name (a
+ * reentrant acquisition inside a scope that holds the lock is not a grant), since the service started or
+ * {@link InMemoryLockService#clearGrants() forgot} them. Obtained from
+ * {@link DistlockAssertions#assertThat(InMemoryLockService)}.
  */
 public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, InMemoryLockService> {
 
@@ -16,19 +19,22 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
     }
 
     /**
+     * Checks that the lock was granted at least once.
+     *
      * @param name the lock name
      * @return this
      */
     public LockServiceAssert hasBeenAcquired(String name) {
         isNotNull();
         if (count(name) == 0) {
-            failWithMessage("Expected lock '%s' to have been acquired, but the locks acquired were %s", name,
-                    names());
+            failWithMessage("Expected lock '%s' to have been acquired, but %s", name, acquiredSoFar());
         }
         return this;
     }
 
     /**
+     * Checks how often the lock was granted.
+     *
      * @param name the lock name
      * @param times how many times
      * @return this
@@ -37,25 +43,33 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
         isNotNull();
         long count = count(name);
         if (count != times) {
-            failWithMessage("Expected lock '%s' to have been acquired %s time(s), but it was %s time(s)", name,
-                    times, count);
+            failWithMessage("Expected lock '%s' to have been acquired %s time(s), but it was acquired %s time(s)",
+                    name, times, count);
         }
         return this;
     }
 
     /**
+     * Checks that the lock was never granted.
+     *
      * @param name the lock name
      * @return this
      */
     public LockServiceAssert hasNotBeenAcquired(String name) {
         isNotNull();
-        if (count(name) > 0) {
-            failWithMessage("Expected lock '%s' not to have been acquired, but it was %s time(s)", name, count(name));
+        long count = count(name);
+        if (count > 0) {
+            failWithMessage("Expected lock '%s' not to have been acquired, but it was acquired %s time(s)", name,
+                    count);
         }
         return this;
     }
 
-    /** @return this, when no lock granted by the service is still held */
+    /**
+     * Checks that every lock the service granted was released (or its lease ended).
+     *
+     * @return this
+     */
     public LockServiceAssert hasNoLockHeld() {
         isNotNull();
         List<String> held = actual.grants().stream().filter(grant -> grant.handle().isHeld())
@@ -67,13 +81,16 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
     }
 
     /**
+     * Checks that a grant of the lock is still held.
+     *
      * @param name the lock name
-     * @return this, when a grant of that name is still held
+     * @return this
      */
     public LockServiceAssert isHeld(String name) {
         isNotNull();
         if (actual.grants().stream().noneMatch(grant -> grant.name().equals(name) && grant.handle().isHeld())) {
-            failWithMessage("Expected lock '%s' to be held, but it is not", name);
+            failWithMessage("Expected lock '%s' to be held, but it is not (%s)", name,
+                    count(name) == 0 ? "it was never acquired" : "it was released or its lease ended");
         }
         return this;
     }
@@ -93,14 +110,18 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
             call.call();
         }
         catch (Throwable ex) {
-            failWithMessage("Expected the call to run under lock '%s', but it threw %s", name, ex);
+            String description = info.descriptionText();
+            // With the exception as the cause, so that its stack trace shows what went wrong.
+            throw new AssertionError((description.isEmpty() ? "" : "[" + description + "] ")
+                    + "Expected the call to run under lock '" + name + "', but it threw " + ex, ex);
         }
-        List<InMemoryLockService.Grant> during = actual.grants().subList(before, actual.grants().size());
+        List<InMemoryLockService.Grant> all = actual.grants(); // one copy: other threads may be granted locks
+        List<InMemoryLockService.Grant> during = all.subList(Math.min(before, all.size()), all.size());
         List<LockHandle> matching = during.stream().filter(grant -> grant.name().equals(name))
                 .map(InMemoryLockService.Grant::handle).toList();
         if (matching.isEmpty()) {
-            failWithMessage("Expected the call to run under lock '%s', but it acquired %s", name,
-                    during.stream().map(InMemoryLockService.Grant::name).toList());
+            failWithMessage("Expected the call to run under lock '%s', but it %s", name, during.isEmpty()
+                    ? "acquired no lock" : "acquired only " + names(during));
         }
         if (matching.stream().anyMatch(LockHandle::isHeld)) {
             failWithMessage("Expected lock '%s' to be released when the call returned, but it is still held", name);
@@ -112,7 +133,12 @@ public final class LockServiceAssert extends AbstractAssert<LockServiceAssert, I
         return actual.grants().stream().filter(grant -> grant.name().equals(name)).count();
     }
 
-    private List<String> names() {
-        return actual.grants().stream().map(InMemoryLockService.Grant::name).distinct().toList();
+    private String acquiredSoFar() {
+        List<InMemoryLockService.Grant> all = actual.grants();
+        return all.isEmpty() ? "no lock was acquired" : "the locks acquired were " + names(all);
+    }
+
+    private static List<String> names(List<InMemoryLockService.Grant> grants) {
+        return grants.stream().map(InMemoryLockService.Grant::name).distinct().toList();
     }
 }

@@ -1,6 +1,9 @@
 /**
- * Test support for distlock: {@link dev.distlock.test.LockHistory} for fault tests,
- * {@link dev.distlock.test.LockStoreContractTests} that every lock store passes, and helpers for applications.
+ * Test support for distlock. For applications: {@link dev.distlock.test.InMemoryLockService} (the real engine in
+ * memory, for unit and slice tests) with {@link dev.distlock.test.DistlockAssertions}, and
+ * {@link dev.distlock.test.DistlockTest @DistlockTest} (an embedded Redis for integration tests). For lock stores:
+ * {@link dev.distlock.test.LockStoreContractTests}, which every store passes, and {@link dev.distlock.test.LockHistory}
+ * for fault tests.
  */
 @NullMarked
 package dev.distlock.test;

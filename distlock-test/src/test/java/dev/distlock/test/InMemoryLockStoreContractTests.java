@@ -11,7 +11,7 @@ class InMemoryLockStoreContractTests extends LockStoreContractTests {
 
     @Override
     protected LockStore newStore() {
-        return new SharedStore(shared);
+        return shared.connect();
     }
 
     @Override
@@ -27,17 +27,5 @@ class InMemoryLockStoreContractTests extends LockStoreContractTests {
     @Override
     protected void breakLease(String name) {
         shared.forget(name);
-    }
-
-    /** Each node's view of the one in-memory store: closing a node does not close the others' store. */
-    private static final class SharedStore extends ForwardingLockStore {
-
-        SharedStore(InMemoryLockStore store) {
-            super(store);
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -7,17 +7,12 @@ import dev.distlock.LockContext;
 import dev.distlock.LockHandle;
 import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
-import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.embedded.RedisServersExtension;
-import org.junit.jupiter.api.BeforeAll;
+import dev.distlock.test.InMemoryLockService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -26,48 +21,38 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import static dev.distlock.test.DistlockAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The lock advice runs outside {@code @Transactional} by default: the transaction commits while the lock is still
- * held, in this JVM and in Redis. Uses a real DataSourceTransactionManager on H2.
+ * held, by this call chain and in the lock store (here the in-memory one: the ordering of the advice is what is
+ * tested, not the store). Uses a real DataSourceTransactionManager on H2.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class TransactionOrderRedisTests {
-
-    @RegisterExtension
-    static RedisServersExtension redis = new RedisServersExtension();
-
-    static RedisServerProcess server;
-
-    @BeforeAll
-    static void startRedis() {
-        server = redis.start();
-    }
+class TransactionOrderTests {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-                        DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-                        TransactionAutoConfiguration.class, DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
-                        DistlockAnnotationAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + server.host(),
-                        "spring.data.redis.port=" + server.port(),
-                        "spring.datasource.url=jdbc:h2:mem:distlock-tx;DB_CLOSE_DELAY=-1")
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+                        DistlockAutoConfiguration.class, DistlockAnnotationAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:distlock-tx;DB_CLOSE_DELAY=-1")
+                .withBean(InMemoryLockService.class, InMemoryLockService::new)
                 .withUserConfiguration(TxConfig.class);
     }
 
     @Test
     void transactionCommitsWhileTheLockIsHeld(CapturedOutput output) {
         runner().run(context -> {
-            assertThat(context.getBean(TxWork.class).work()).containsExactly("beforeCommit held=true",
-                    "afterCommit held=true");
+            TxWork work = context.getBean(TxWork.class);
+            assertThat(context.getBean(InMemoryLockService.class)).ranUnderLock("txlock",
+                    () -> assertThat(work.work()).containsExactly("beforeCommit held=true", "afterCommit held=true"));
             assertThat(output).doesNotContain("runs inside the transaction advice");
         });
     }
@@ -87,8 +72,8 @@ class TransactionOrderRedisTests {
     static class TxConfig {
 
         @Bean
-        TxWork txWork(StringRedisTemplate redis) {
-            return new TxWork(redis);
+        TxWork txWork(InMemoryLockService locks) {
+            return new TxWork(locks);
         }
     }
 
@@ -99,10 +84,10 @@ class TransactionOrderRedisTests {
 
     static class TxWork {
 
-        private final StringRedisTemplate redis;
+        private final InMemoryLockService locks;
 
-        TxWork(StringRedisTemplate redis) {
-            this.redis = redis;
+        TxWork(InMemoryLockService locks) {
+            this.locks = locks;
         }
 
         @DistributedLock(name = "txlock")
@@ -127,9 +112,8 @@ class TransactionOrderRedisTests {
 
         private boolean held() {
             boolean inThisCallChain = LockContext.current().filter(LockHandle::isHeld).isPresent();
-            boolean inRedis = redis.keys("distlock*txlock*").stream().map(redis.opsForValue()::get)
-                    .anyMatch(value -> value != null && !value.startsWith("free:"));
-            return inThisCallChain && inRedis;
+            boolean inTheStore = locks.store().isLocked("txlock");
+            return inThisCallChain && inTheStore;
         }
     }
 }

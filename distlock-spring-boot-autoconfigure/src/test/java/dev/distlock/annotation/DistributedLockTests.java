@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import dev.distlock.LockContext;
 import dev.distlock.LockException;
@@ -29,11 +30,12 @@ import dev.distlock.annotation.LockedBeans.Stock;
 import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
+import dev.distlock.core.LockConfig;
 import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.embedded.RedisServersExtension;
-import org.junit.jupiter.api.BeforeAll;
+import dev.distlock.spi.LockListener;
+import dev.distlock.test.InMemoryLockService;
+import dev.distlock.test.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -42,35 +44,61 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static dev.distlock.test.DistlockAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link DistributedLock} on real Redis, through the auto-configuration, as applications use it.
+ * {@link DistributedLock} through the auto-configuration, as applications use it, on the in-memory lock service:
+ * what is tested here is the annotation (names, keys, waiting, skipping, reentrancy, asynchronous and reactive
+ * methods, proxies), not Redis. Several applications share one {@link InMemoryLockStore}, as they share a Redis.
+ * The Redis store passes the same contract as the in-memory one, and {@code DistlockTestIntegrationTests} locks
+ * through the annotation in a real Redis.
  */
-class DistributedLockRedisTests {
+class DistributedLockTests {
 
-    @RegisterExtension
-    static RedisServersExtension redis = new RedisServersExtension();
-
-    static RedisServerProcess server;
-
-    @BeforeAll
-    static void startRedis() {
-        server = redis.start();
+    /** An application's own lock service, with the production defaults (a 3 s wait). */
+    private static InMemoryLockService lockService(InMemoryLockStore store, LockListener... listeners) {
+        return new InMemoryLockService(store, LockConfig.defaults(), listeners);
     }
 
     private ApplicationContextRunner runner() {
+        return runner(() -> lockService(new InMemoryLockStore()));
+    }
+
+    /** An application whose lock service shares the store with the other applications made with it. */
+    private ApplicationContextRunner runner(InMemoryLockStore shared) {
+        return runner(() -> lockService(shared));
+    }
+
+    private ApplicationContextRunner runner(Supplier<InMemoryLockService> lockService) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DistlockAutoConfiguration.class,
+                        DistlockAnnotationAutoConfiguration.class))
+                .withPropertyValues("test.lock-group=grp")
+                .withBean(InMemoryLockService.class, lockService)
+                .withUserConfiguration(LockedBeans.Config.class);
+    }
+
+    /**
+     * An application with the Redis starter's auto-configuration, pointed at a port where no Redis listens.
+     */
+    private ApplicationContextRunner redisApplication() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
                         DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
                         DistlockAnnotationAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=" + server.host(),
-                        "spring.data.redis.port=" + server.port(), "test.lock-group=grp")
+                .withPropertyValues("spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + RedisServerProcess.freePort())
                 .withUserConfiguration(LockedBeans.Config.class);
+    }
+
+    private static InMemoryLockService locks(AssertableApplicationContext context) {
+        return context.getBean(InMemoryLockService.class);
     }
 
     /** Whether another call chain (this thread, which holds nothing) could take the lock right now. */
@@ -86,7 +114,8 @@ class DistributedLockRedisTests {
 
     @Test
     void mutualExclusionAcrossTwoApplications() throws Exception {
-        runner().run(first -> runner().run(second -> {
+        InMemoryLockStore shared = new InMemoryLockStore();
+        runner(shared).run(first -> runner(shared).run(second -> {
             Stock one = first.getBean(Stock.class);
             Stock two = second.getBean(Stock.class);
             Stock.remaining = 60;
@@ -110,12 +139,16 @@ class DistributedLockRedisTests {
             }
             assertThat(Stock.maxActive.get()).isEqualTo(1);
             assertThat(Stock.remaining).isZero();
+            // Both applications took the lock, each call once.
+            assertThat(locks(first)).hasBeenAcquired("stock:1", 30).hasNoLockHeld();
+            assertThat(locks(second)).hasBeenAcquired("stock:1", 30).hasNoLockHeld();
         }));
     }
 
     @Test
     void keyIsPartOfTheLockAcrossApplications() throws Exception {
-        runner().run(first -> runner().run(second -> {
+        InMemoryLockStore shared = new InMemoryLockStore();
+        runner(shared).run(first -> runner(shared).run(second -> {
             CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> {
@@ -134,6 +167,7 @@ class DistributedLockRedisTests {
             release.countDown();
             assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo("stock:1");
             assertThat(other.tryDeduct(1L)).isEqualTo("stock:1");
+            assertThat(locks(second)).hasBeenAcquired("stock:2", 1).hasBeenAcquired("stock:1", 1);
         }));
     }
 
@@ -141,13 +175,16 @@ class DistributedLockRedisTests {
     void everyKeyForm() {
         runner().run(context -> {
             KeyForms forms = context.getBean(KeyForms.class);
-            assertThat(forms.byName(7)).isEqualTo("stock:7");
-            assertThat(forms.byIndex("bob", 3)).isEqualTo("order:bob-3");
-            assertThat(forms.byRoot("x")).isEqualTo("root:byRoot/x/KeyForms/byRoot/true");
-            assertThat(forms.byBean()).isEqualTo("seq:42");
-            assertThat(forms.defaultName()).isEqualTo("KeyForms.defaultName");
-            assertThat(forms.placeholderName()).isEqualTo("grp");
-            assertThat(forms.composed(5)).isEqualTo("stock:5");
+            InMemoryLockService locks = locks(context);
+            assertThat(locks).ranUnderLock("stock:7", () -> assertThat(forms.byName(7)).isEqualTo("stock:7"))
+                    .ranUnderLock("order:bob-3", () -> assertThat(forms.byIndex("bob", 3)).isEqualTo("order:bob-3"))
+                    .ranUnderLock("root:byRoot/x/KeyForms/byRoot/true",
+                            () -> assertThat(forms.byRoot("x")).isEqualTo("root:byRoot/x/KeyForms/byRoot/true"))
+                    .ranUnderLock("seq:42", () -> assertThat(forms.byBean()).isEqualTo("seq:42"))
+                    .ranUnderLock("KeyForms.defaultName",
+                            () -> assertThat(forms.defaultName()).isEqualTo("KeyForms.defaultName"))
+                    .ranUnderLock("grp", () -> assertThat(forms.placeholderName()).isEqualTo("grp"))
+                    .ranUnderLock("stock:5", () -> assertThat(forms.composed(5)).isEqualTo("stock:5"));
             assertThat(LockContext.current()).isEmpty();
         });
     }
@@ -162,6 +199,7 @@ class DistributedLockRedisTests {
             assertThatExceptionOfType(LockException.class).isThrownBy(() -> forms.nullable("  "))
                     .withMessageContaining("evaluated to a blank string");
             assertThat(forms.nullableCalls()).isZero();
+            assertThat(locks(context).grants()).as("no lock taken for a null or blank key").isEmpty();
             assertThat(forms.nullable("ok")).isEqualTo("nullable:ok");
         });
     }
@@ -184,12 +222,14 @@ class DistributedLockRedisTests {
                 assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(skipper::thrower)
                         .withMessageContaining("'busy'").withMessageContaining("Skipper.thrower");
                 assertThat(skipper.calls()).isZero();
+                assertThat(locks(context)).as("only the holder's").hasBeenAcquired("busy", 1);
             }
             finally {
                 busy.unlock();
             }
             assertThat(skipper.string()).isEqualTo("ran");
             assertThat(skipper.calls()).isOne();
+            assertThat(locks(context)).hasBeenAcquired("busy", 2).hasNoLockHeld();
         });
     }
 
@@ -197,6 +237,8 @@ class DistributedLockRedisTests {
     void nestedCallsOnTheSameLockAreReentrant() {
         runner().run(context -> {
             assertThat(context.getBean(Outer.class).run()).isEqualTo("re|re");
+            // The nested method re-entered the outer one's lock instead of taking it again.
+            assertThat(locks(context)).hasBeenAcquired("re", 1).hasNoLockHeld();
             assertThat(isFree(context.getBean(LockService.class), "re")).isTrue();
         });
     }
@@ -241,7 +283,8 @@ class DistributedLockRedisTests {
 
     @Test
     void completableFutureIsReleasedOnADistlockThreadNotTheOneThatCompletesIt() {
-        runner().withBean(ReleaseThreads.class).run(context -> {
+        ReleaseThreads releaseThreads = new ReleaseThreads();
+        runner(() -> lockService(new InMemoryLockStore(), releaseThreads)).run(context -> {
             Async async = context.getBean(Async.class);
             CompletableFuture<String> gate = new CompletableFuture<>();
             CompletableFuture<String> result = async.later(gate, new AtomicInteger());
@@ -249,7 +292,7 @@ class DistributedLockRedisTests {
             completer.start();
             completer.join();
             assertThat(result.join()).isEqualTo("x!");
-            assertThat(context.getBean(ReleaseThreads.class).names).singleElement()
+            assertThat(releaseThreads.names).singleElement()
                     .satisfies(name -> assertThat(name).startsWith("distlock-release"));
         });
     }
@@ -361,8 +404,7 @@ class DistributedLockRedisTests {
 
     @Test
     void disabledRunsMethodsWithoutLockingOrRedis() {
-        runner().withPropertyValues("distlock.enabled=false",
-                "spring.data.redis.port=" + RedisServerProcess.freePort()).run(context -> {
+        redisApplication().withPropertyValues("distlock.enabled=false").run(context -> {
                     assertThat(context).doesNotHaveBean(LockService.class)
                             .doesNotHaveBean(DistributedLockAdvisor.class);
                     KeyForms forms = context.getBean(KeyForms.class);
@@ -370,5 +412,16 @@ class DistributedLockRedisTests {
                     assertThat(forms.byName(7)).isNull();
                     assertThat(forms.nullable(null)).isNull();
                 });
+    }
+
+    @Test
+    void anApplicationsInMemoryLockServiceReplacesTheRedisOneSoTestsNeedNoRedis() {
+        redisApplication().withBean(InMemoryLockService.class, InMemoryLockService::new).run(context -> {
+            assertThat(context).hasSingleBean(LockService.class);
+            InMemoryLockService locks = locks(context);
+            assertThat(context.getBean(LockService.class)).isSameAs(locks);
+            KeyForms forms = context.getBean(KeyForms.class);
+            assertThat(locks).ranUnderLock("stock:7", () -> assertThat(forms.byName(7)).isEqualTo("stock:7"));
+        });
     }
 }

@@ -1,0 +1,92 @@
+package dev.distlock.test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.distlock.LockType;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.StoreEvents;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the engine-level tests cannot see of the in-memory store: repeated attempts and who is told of a release.
+ */
+class InMemoryLockStoreTests {
+
+    private final InMemoryLockStore store = new InMemoryLockStore();
+
+    private static LockRequest request(String owner, LockType type) {
+        return new LockRequest("doc", type, owner, Duration.ZERO, Duration.ofSeconds(30), true);
+    }
+
+    private static Lease lease(LockRequest request, long token) {
+        return new Lease() {
+            @Override
+            public LockRequest request() {
+                return request;
+            }
+
+            @Override
+            public long fencingToken() {
+                return token;
+            }
+        };
+    }
+
+    @Test
+    void aRepeatedAttemptOfAHolderGetsItsOwnTokenAgain() {
+        LockRequest writer = request("w", LockType.WRITE);
+        long token = store.attempt(writer, 0, false).fencingToken();
+        assertThat(store.attempt(writer, 0, true).fencingToken()).isEqualTo(token);
+        store.release(lease(writer, token));
+
+        LockRequest reader = request("r", LockType.READ);
+        long readToken = store.attempt(reader, 0, false).fencingToken();
+        Attempt again = store.attempt(reader, 0, true);
+        assertThat(again.isAcquired()).isTrue();
+        assertThat(again.fencingToken()).isEqualTo(readToken).isGreaterThan(token);
+    }
+
+    @Test
+    void aReleaseIsAnnouncedToEveryConnectedNodeUntilItCloses() {
+        Recorded first = new Recorded();
+        Recorded second = new Recorded();
+        LockStore one = store.connect();
+        LockStore two = store.connect();
+        one.start(first);
+        two.start(second);
+        LockRequest request = request("a", LockType.REENTRANT);
+        one.release(lease(request, one.attempt(request, 0, false).fencingToken()));
+        assertThat(first.released).containsExactly("doc");
+        assertThat(second.released).containsExactly("doc");
+
+        long held = one.attempt(request, 0, false).fencingToken();
+        one.close();
+        assertThat(store.isLocked("doc")).as("closing a connection releases nothing").isTrue();
+        two.release(lease(request, held));
+        assertThat(first.released).as("closed").containsExactly("doc");
+        assertThat(second.released).containsExactly("doc", "doc");
+    }
+
+    /** Records the releases it is told of. */
+    private static final class Recorded implements StoreEvents {
+
+        final List<String> released = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+            released.add(name);
+        }
+
+        @Override
+        public void leaseLost(String ownerToken) {
+        }
+    }
+}
