@@ -2,26 +2,15 @@ package dev.distlock.sample.zookeeper;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
-import java.util.Map;
 
+import dev.distlock.sample.EmbeddedServerLauncher;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
-import org.springframework.boot.context.event.ApplicationFailedEvent;
-import org.springframework.context.ApplicationEvent;
-import org.springframework.context.event.ContextClosedEvent;
-import org.springframework.context.event.SmartApplicationListener;
-import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
 
 /**
  * Starts an in-process ZooKeeper server (Curator's {@code TestingServer}) for the sample when it runs with
@@ -33,76 +22,41 @@ import org.springframework.core.env.MapPropertySource;
  * default), the connect string is one loopback {@code host:port} and nothing listens there yet: the first local
  * instance starts it, later instances join it, and it stops with that first instance. Its data lives in
  * {@code ${sample.data-dir}/zookeeper}, next to the sample's database, so that transaction ids — the fencing tokens
- * the database has seen — keep growing across restarts of the sample. On ZooKeeper the Redis health check is
- * switched off (nothing runs Redis then). Registered in {@code META-INF/spring.factories}.
+ * the database has seen — keep growing across restarts of the sample. Registered in
+ * {@code META-INF/spring.factories}.
  */
-public class EmbeddedZooKeeperLauncher implements SmartApplicationListener, Ordered {
+public class EmbeddedZooKeeperLauncher extends EmbeddedServerLauncher<TestingServer> {
 
     /** Property that turns the embedded server off. */
     public static final String ENABLED_PROPERTY = "sample.embedded-zookeeper";
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedZooKeeperLauncher.class);
 
-    private volatile TestingServer server;
-
     @Override
-    public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
-        return ApplicationEnvironmentPreparedEvent.class.isAssignableFrom(eventType)
-                || ContextClosedEvent.class.isAssignableFrom(eventType)
-                || ApplicationFailedEvent.class.isAssignableFrom(eventType);
-    }
-
-    @Override
-    public void onApplicationEvent(ApplicationEvent event) {
-        if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
-            startIfNeeded(prepared.getEnvironment());
-        }
-        else if ((event instanceof ContextClosedEvent closed && closed.getApplicationContext().getParent() == null)
-                || event instanceof ApplicationFailedEvent) {
-            stop();
-        }
-    }
-
-    /** After the config data (application.properties, profiles) has been loaded into the environment. */
-    @Override
-    public int getOrder() {
-        return Ordered.LOWEST_PRECEDENCE;
-    }
-
-    /** @return the server this instance started, or null when it uses another one */
-    TestingServer server() {
-        return server;
-    }
-
-    private void startIfNeeded(ConfigurableEnvironment env) {
-        if (!"zookeeper".equalsIgnoreCase(env.getProperty("distlock.store", "").strip())) {
-            return;
-        }
-        // No Redis runs for a sample on ZooKeeper (also with distlock.enabled=false): its health check would fail.
-        env.getPropertySources().addLast(new MapPropertySource("sampleZooKeeperDefaults",
-                Map.of("management.health.redis.enabled", "false")));
-        if (!env.getProperty(ENABLED_PROPERTY, Boolean.class, true)
+    protected TestingServer startIfNeeded(ConfigurableEnvironment env) {
+        if (!"zookeeper".equals(lockStore(env)) || !env.getProperty(ENABLED_PROPERTY, Boolean.class, true)
                 || !env.getProperty("distlock.enabled", Boolean.class, true)) {
-            return;
+            return null;
         }
         String connect = env.getProperty("distlock.zookeeper.connect-string", "localhost:2181").strip();
         int colon = connect.lastIndexOf(':');
         if (connect.contains(",") || connect.contains("/") || colon < 0 || !isLoopback(connect.substring(0, colon))) {
             log.info("Using the configured ZooKeeper ensemble {}; no embedded ZooKeeper started", connect);
-            return;
+            return null;
         }
         int port = Integer.parseInt(connect.substring(colon + 1));
         if (isListening(port)) {
             log.info("Using the ZooKeeper already listening on 127.0.0.1:{}", port);
-            return;
+            return null;
         }
         File dataDir = new File(env.resolvePlaceholders("${sample.data-dir}"), "zookeeper");
         try {
             // ZooKeeper writes its configuration file next to the data directory: both must exist.
             Files.createDirectories(dataDir.toPath());
-            server = new TestingServer(new InstanceSpec(dataDir, port, -1, -1, false, -1), true);
+            TestingServer server = new TestingServer(new InstanceSpec(dataDir, port, -1, -1, false, -1), true);
             log.info("Started an embedded ZooKeeper on 127.0.0.1:{} (data in {}). This instance owns it: it stops "
                     + "when this instance stops, also when other local instances still use it.", port, dataDir);
+            return server;
         }
         catch (Exception ex) {
             // Another instance starting at the same moment won the port: use its server.
@@ -111,39 +65,18 @@ public class EmbeddedZooKeeperLauncher implements SmartApplicationListener, Orde
                         + ENABLED_PROPERTY + "=false and distlock.zookeeper.connect-string to use another one)", ex);
             }
             log.info("Another instance just started a ZooKeeper on 127.0.0.1:{}; using it", port);
+            return null;
         }
     }
 
-    private void stop() {
-        TestingServer running = server;
-        if (running != null) {
-            server = null;
-            log.info("Stopping the embedded ZooKeeper on 127.0.0.1:{}", running.getPort());
-            try {
-                running.close();
-            }
-            catch (IOException ex) {
-                log.warn("Could not stop the embedded ZooKeeper cleanly", ex);
-            }
-        }
-    }
-
-    private static boolean isListening(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
-            return true;
+    @Override
+    protected void stop(TestingServer server) {
+        log.info("Stopping the embedded ZooKeeper on 127.0.0.1:{}", server.getPort());
+        try {
+            server.close();
         }
         catch (IOException ex) {
-            return false;
-        }
-    }
-
-    private static boolean isLoopback(String host) {
-        try {
-            return "localhost".equalsIgnoreCase(host) || InetAddress.getByName(host).isLoopbackAddress();
-        }
-        catch (UnknownHostException ex) {
-            return false;
+            log.warn("Could not stop the embedded ZooKeeper cleanly", ex);
         }
     }
 }

@@ -1,0 +1,101 @@
+package dev.distlock.sample;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.UnknownHostException;
+
+import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.SmartApplicationListener;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+
+/**
+ * Starts an embedded server the sample needs (Redis, ZooKeeper) when the environment is ready, before any bean
+ * exists, and stops it with the application. Subclasses decide whether to start one and how; this class ties it to
+ * the application's life: started on {@link ApplicationEnvironmentPreparedEvent} (after the config data has been
+ * loaded), stopped when the application's own context closes (not the actuator's child context on a separate
+ * management port) or its start fails. Registered in {@code META-INF/spring.factories}.
+ *
+ * @param <S> the server
+ */
+public abstract class EmbeddedServerLauncher<S> implements SmartApplicationListener, Ordered {
+
+    private volatile S server;
+
+    @Override
+    public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
+        return ApplicationEnvironmentPreparedEvent.class.isAssignableFrom(eventType)
+                || ContextClosedEvent.class.isAssignableFrom(eventType)
+                || ApplicationFailedEvent.class.isAssignableFrom(eventType);
+    }
+
+    @Override
+    public void onApplicationEvent(ApplicationEvent event) {
+        if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
+            server = startIfNeeded(prepared.getEnvironment());
+        }
+        else if ((event instanceof ContextClosedEvent closed && closed.getApplicationContext().getParent() == null)
+                || event instanceof ApplicationFailedEvent) {
+            S running = server;
+            if (running != null) {
+                server = null;
+                stop(running);
+            }
+        }
+    }
+
+    /** After the config data (application.properties, profiles) has been loaded into the environment. */
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    /**
+     * @param env the application's environment, with its config data loaded
+     * @return the server it started, or null when it started none (another one is used)
+     */
+    protected abstract S startIfNeeded(ConfigurableEnvironment env);
+
+    /** @param server the server {@link #startIfNeeded} started */
+    protected abstract void stop(S server);
+
+    /**
+     * @param env the application's environment
+     * @return the lock store the sample runs on: {@code distlock.store}, {@code redis} by default
+     */
+    protected static String lockStore(ConfigurableEnvironment env) {
+        return env.getProperty("distlock.store", "redis").strip().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * @param port a local port
+     * @return whether something accepts connections on it
+     */
+    protected static boolean isListening(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            return true;
+        }
+        catch (IOException ex) {
+            return false;
+        }
+    }
+
+    /**
+     * @param host a host name or address
+     * @return whether it is this machine's loopback
+     */
+    protected static boolean isLoopback(String host) {
+        try {
+            return "localhost".equalsIgnoreCase(host) || InetAddress.getByName(host).isLoopbackAddress();
+        }
+        catch (UnknownHostException ex) {
+            return false;
+        }
+    }
+}
