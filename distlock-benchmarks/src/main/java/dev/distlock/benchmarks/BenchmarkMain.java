@@ -203,7 +203,8 @@ public final class BenchmarkMain {
         write(out, markdown);
         System.out.println(markdown);
         if (violations > 0) {
-            System.err.println("FAILED: " + violations + " mutual-exclusion violations (see the violations columns of B, B2, G and S)");
+            System.err.println("FAILED: " + violations
+                    + " mutual-exclusion violations (see the violations columns of B, B2, G and S)");
             System.exit(1);
         }
         System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive
