@@ -633,15 +633,16 @@ final class Report {
         line("");
         for (int threads : List.of(1, 8)) {
             String m = StoreWorkloads.uncontended(threads);
-            line("### S A" + threads + ": uncontended lock + unlock, " + threads + (threads == 1 ? " thread" : " threads"));
+            line("### S A" + threads + ": uncontended lock + unlock, " + threads
+                    + (threads == 1 ? " thread" : " threads"));
             line("");
             line("| store | cycles/s | ÷ Redis | p50 µs | p99 µs | p99.9 µs | failed cycles |");
             line("|---|---|---|---|---|---|---|");
             for (StoreUnderTest store : stores) {
                 if (results.has(m, store.name(), "cycles/s")) {
                     line("| " + store.name() + " | " + cell(m, store.name(), "cycles/s") + " | "
-                            + ratioCell(m, store.name(), Stores.REDIS, "cycles/s") + " | " + cell(m, store.name(), "p50")
-                            + " | " + cell(m, store.name(), "p99") + " | " + cell(m, store.name(), "p99.9") + " | "
+                            + ratioCell(m, store.name(), Stores.REDIS, "cycles/s") + " | "
+                            + cell(m, store.name(), "p50") + " | " + cell(m, store.name(), "p99") + " | " + cell(m, store.name(), "p99.9") + " | "
                             + cell(m, store.name(), "errors") + " |");
                 }
             }

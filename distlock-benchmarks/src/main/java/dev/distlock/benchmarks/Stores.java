@@ -76,7 +76,7 @@ final class Stores {
     }
 
     private static StoreUnderTest redisStandalone(RedisTarget redis) {
-        return new StoreUnderTest("redis", REDIS, "the harness's redis-server (or `--redis`), no replica",
+        return new StoreUnderTest("redis", REDIS, "the harness's redis-server (or `--redis`), no replica, no persistence",
                 resources -> redisNode(redis.host(), redis.port(), RedisLockConfig.defaults().withKeyPrefix(PREFIX),
                         resources),
                 List.of());
@@ -159,8 +159,9 @@ final class Stores {
         createTable(server.url(), null);
         return Optional.of(new StoreUnderTest("postgres", "JDBC, PostgreSQL " + server.majorVersion(),
                 "PostgreSQL " + server.version() + " from " + server.binaries() + ", started by the harness in a "
-                        + "temporary directory under " + System.getProperty("java.io.tmpdir") + ", default durability (`fsync` and `synchronous_commit` on); a Hikari "
-                        + "pool of " + POOL_SIZE + " per node",
+                        + "temporary directory under " + System.getProperty("java.io.tmpdir") + ", default "
+                        + "durability (`fsync` and `synchronous_commit` on); a Hikari pool of " + POOL_SIZE
+                        + " per node",
                 resources -> jdbcNode(server.url(), null, resources), List.of(server)));
     }
 
@@ -171,8 +172,8 @@ final class Stores {
         return new StoreUnderTest("zookeeper", "ZooKeeper (1 server)", "ZooKeeper "
                 + org.apache.zookeeper.Version.getFullVersion().replaceAll("[-, ].*", "") + ", one standalone server "
                 + "in the harness's JVM (Curator `TestingServer`), data in a temporary directory under "
-                + System.getProperty("java.io.tmpdir") + ", `zookeeper.forceSync=" + forceSync + "`" + ("no".equals(forceSync) ? ""
-                        : " (the transaction log is fsynced before every write is answered)"),
+                + System.getProperty("java.io.tmpdir") + ", `zookeeper.forceSync=" + forceSync + "`"
+                + ("no".equals(forceSync) ? "" : " (the transaction log is fsynced before every write is answered)"),
                 resources -> ZooKeeperLockStore.connect(ZooKeeperLockConfig.defaults()
                         .withConnectString(server.getConnectString()).withBasePath("/" + PREFIX)),
                 List.of(server));
