@@ -642,7 +642,8 @@ final class Report {
                 if (results.has(m, store.name(), "cycles/s")) {
                     line("| " + store.name() + " | " + cell(m, store.name(), "cycles/s") + " | "
                             + ratioCell(m, store.name(), Stores.REDIS, "cycles/s") + " | "
-                            + cell(m, store.name(), "p50") + " | " + cell(m, store.name(), "p99") + " | " + cell(m, store.name(), "p99.9") + " | "
+                            + cell(m, store.name(), "p50") + " | " + cell(m, store.name(), "p99") + " | "
+                            + cell(m, store.name(), "p99.9") + " | "
                             + cell(m, store.name(), "errors") + " |");
                 }
             }

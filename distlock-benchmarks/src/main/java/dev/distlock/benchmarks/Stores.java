@@ -76,7 +76,8 @@ final class Stores {
     }
 
     private static StoreUnderTest redisStandalone(RedisTarget redis) {
-        return new StoreUnderTest("redis", REDIS, "the harness's redis-server (or `--redis`), no replica, no persistence",
+        return new StoreUnderTest("redis", REDIS,
+                "the harness's redis-server (or `--redis`), no replica, no persistence",
                 resources -> redisNode(redis.host(), redis.port(), RedisLockConfig.defaults().withKeyPrefix(PREFIX),
                         resources),
                 List.of());
