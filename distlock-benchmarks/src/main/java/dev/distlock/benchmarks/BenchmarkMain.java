@@ -18,8 +18,8 @@ import dev.distlock.embedded.RedisServerProcess;
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
- * [--workloads A,B,B2,C,D,E,F,G,H] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
- * [--out docs/benchmarks.md] [--note "..."]}
+ * [--workloads A,B,B2,C,D,E,F,G,H,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
+ * [--stores redis,redis-replica,redlock,h2,postgres,zookeeper] [--out docs/benchmarks.md] [--note "..."]}
  */
 public final class BenchmarkMain {
 
@@ -51,7 +51,14 @@ public final class BenchmarkMain {
                 Arrays.stream(options.getOrDefault("contenders", String.join(",", allContenders().keySet()))
                         .split(",")).map(String::trim).toList(),
                 List.of(options.getOrDefault("workloads", String.join(",", Settings.ALL_WORKLOADS)).toUpperCase()
-                        .split(",")));
+                        .split(",")),
+                Arrays.stream(options.getOrDefault("stores", String.join(",", Stores.ALL)).split(","))
+                        .map(String::trim).toList());
+        for (String id : settings.stores()) {
+            if (!Stores.ALL.contains(id)) {
+                throw new IllegalArgumentException("--stores: unknown '" + id + "', known: " + Stores.ALL);
+            }
+        }
         for (String letter : settings.workloads()) {
             if (!Settings.ALL_WORKLOADS.contains(letter)) {
                 throw new IllegalArgumentException("--workloads: unknown '" + letter + "', known: "
@@ -82,11 +89,16 @@ public final class BenchmarkMain {
         Results results = new Results();
         Report.Environment environment;
         long violations;
+        StoreWorkloads stores = null;
         try (RedisProbe probe = new RedisProbe(target)) {
             environment = Report.Environment.capture(probe, target, server != null, options.get("note"));
             Workloads workloads = new Workloads(target, settings, results, probe, server != null);
             ProcessWorkloads processes = new ProcessWorkloads(target, settings, results,
                     workloads.exclusionViolations);
+            if (settings.workloads().contains("S")) {
+                // Started once for the run, before the clock: starting servers is not what S measures.
+                stores = StoreWorkloads.start(settings, results, workloads.exclusionViolations, target);
+            }
             long started = System.nanoTime();
             for (int repeat = 0; repeat < settings.repeats(); repeat++) {
                 // Rotate the order every repeat so that no contender always runs first (or right after the JIT).
@@ -154,8 +166,24 @@ public final class BenchmarkMain {
                         workloads.footprint(contender);
                     }
                 }
+                if (stores != null) {
+                    List<StoreUnderTest> storeOrder = new ArrayList<>(stores.stores());
+                    java.util.Collections.rotate(storeOrder, -repeat);
+                    for (int threads : List.of(1, 8)) {
+                        for (StoreUnderTest store : storeOrder) {
+                            log("  S %s, A with %d threads", store.name(), threads);
+                            stores.uncontended(store, threads);
+                        }
+                    }
+                    for (StoreUnderTest store : storeOrder) {
+                        log("  S %s, hot key: %d nodes x %d threads, %d us inside", store.name(),
+                                StoreWorkloads.HOT_NODES, StoreWorkloads.HOT_THREADS,
+                                StoreWorkloads.HOT_WORK.toNanos() / 1000);
+                        stores.hotKey(store);
+                    }
+                }
                 // A long run should not lose everything to a late failure: the report so far, after every repeat.
-                write(out, new Report(settings, contenders, results,
+                write(out, new Report(settings, contenders, stores == null ? List.of() : stores.stores(), results,
                         environment.withDuration(Duration.ofNanos(System.nanoTime() - started)), reproducible(args))
                         .render());
             }
@@ -163,15 +191,20 @@ public final class BenchmarkMain {
             environment = environment.withDuration(Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
+            if (stores != null) {
+                stores.close();
+            }
             if (server != null) {
                 server.stop();
             }
         }
-        String markdown = new Report(settings, contenders, results, environment, reproducible(args)).render();
+        String markdown = new Report(settings, contenders, stores == null ? List.of() : stores.stores(), results,
+                environment, reproducible(args)).render();
         write(out, markdown);
         System.out.println(markdown);
         if (violations > 0) {
-            System.err.println("FAILED: " + violations + " mutual-exclusion violations (see workload B)");
+            System.err.println("FAILED: " + violations
+                    + " mutual-exclusion violations (see the violations columns of B, B2, G and S)");
             System.exit(1);
         }
         System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive

@@ -32,6 +32,8 @@ final class Report {
 
     private final List<LockContender> contenders;
 
+    private final List<StoreUnderTest> stores;
+
     private final Results results;
 
     private final Environment environment;
@@ -40,9 +42,11 @@ final class Report {
 
     private final StringBuilder md = new StringBuilder();
 
-    Report(Settings settings, List<LockContender> contenders, Results results, Environment environment, String args) {
+    Report(Settings settings, List<LockContender> contenders, List<StoreUnderTest> stores, Results results,
+            Environment environment, String args) {
         this.settings = settings;
         this.contenders = contenders;
+        this.stores = stores;
         this.results = results;
         this.environment = environment;
         this.args = args;
@@ -116,7 +120,7 @@ final class Report {
                 + "`--quick` (short smoke run), `--contenders " + String.join(",", BenchmarkMain.allContenders().keySet())
                 + "`, `--workloads " + String.join(",", Settings.ALL_WORKLOADS) + "` (default: all), `--threads 1,8,64` "
                 + "(A), `--processes 2,3,4,8` (B2), `--footprint-names 100000` and `--footprint-lease 5` (H, seconds), "
-                + "`--out FILE`.");
+                + "`--stores " + String.join(",", Stores.ALL) + "` (S), `--out FILE`.");
         line("");
         renderSummary();
         new BeforeAfter(results, this::line).render();
@@ -131,6 +135,7 @@ final class Report {
         renderF();
         renderG();
         renderH();
+        renderS();
         renderMethod();
         return md.toString();
     }
@@ -601,6 +606,95 @@ final class Report {
                         + nullToEmpty(results.note("H", c.name())) + " |");
             }
         }
+        line("");
+    }
+
+    private void renderS() {
+        if (!settings.workloads().contains("S") || stores.isEmpty()) {
+            return;
+        }
+        line("## S. distlock on each store");
+        line("");
+        line("The same engine (`StoreLockService`, library defaults, `waitTime` 30 s) on each store, one store after "
+                + "the other (the order rotates every repeat), every node with connections of its own. A is workload "
+                + "A on the store: one node, N threads, lock + unlock of a new name every cycle, latency per cycle. "
+                + "The hot key: " + StoreWorkloads.HOT_NODES + " nodes (lock services with stores of their own, in "
+                + "the harness's JVM) × " + StoreWorkloads.HOT_THREADS + " threads lock one name in a loop and spin "
+                + StoreWorkloads.HOT_WORK.toNanos() / 1000 + " µs inside; counted after the warm-up. Owner changes "
+                + "are grants to another thread than the previous grant, node changes to another node; node shares "
+                + "are each node's part of the grants, largest first. ÷ Redis is the ratio to " + Stores.REDIS
+                + " in this run.");
+        line("");
+        line("| store | setup |");
+        line("|---|---|");
+        for (StoreUnderTest store : stores) {
+            line("| " + store.name() + " | " + store.setup() + " |");
+        }
+        line("");
+        for (int threads : List.of(1, 8)) {
+            String m = StoreWorkloads.uncontended(threads);
+            line("### S A" + threads + ": uncontended lock + unlock, " + threads
+                    + (threads == 1 ? " thread" : " threads"));
+            line("");
+            line("| store | cycles/s | ÷ Redis | p50 µs | p99 µs | p99.9 µs | failed cycles |");
+            line("|---|---|---|---|---|---|---|");
+            for (StoreUnderTest store : stores) {
+                if (results.has(m, store.name(), "cycles/s")) {
+                    line("| " + store.name() + " | " + cell(m, store.name(), "cycles/s") + " | "
+                            + ratioCell(m, store.name(), Stores.REDIS, "cycles/s") + " | "
+                            + cell(m, store.name(), "p50") + " | " + cell(m, store.name(), "p99") + " | "
+                            + cell(m, store.name(), "p99.9") + " | "
+                            + cell(m, store.name(), "errors") + " |");
+                }
+            }
+            line("");
+        }
+        String hot = StoreWorkloads.HOT;
+        line("### S hot key: " + StoreWorkloads.HOT_NODES + " nodes × " + StoreWorkloads.HOT_THREADS + " threads, "
+                + StoreWorkloads.HOT_WORK.toNanos() / 1000 + " µs inside");
+        line("");
+        line("| store | grants/s | ÷ Redis | owner changes/s | node changes/s | wait p50 ms | wait p99 ms | "
+                + "node shares % | violations | failed calls |");
+        line("|---|---|---|---|---|---|---|---|---|---|");
+        for (StoreUnderTest store : stores) {
+            if (results.has(hot, store.name(), "grants/s")) {
+                line("| " + named(hot, store.name()) + " | " + cell(hot, store.name(), "grants/s") + " | "
+                        + ratioCell(hot, store.name(), Stores.REDIS, "grants/s") + " | "
+                        + cell(hot, store.name(), "owner changes/s") + " | " + cell(hot, store.name(), "node changes/s")
+                        + " | " + cell(hot, store.name(), "wait p50") + " | " + cell(hot, store.name(), "wait p99")
+                        + " | " + shares(hot, store.name(), StoreWorkloads.HOT_NODES) + " | "
+                        + cell(hot, store.name(), "violations") + " | " + cell(hot, store.name(), "errors") + " |");
+            }
+        }
+        line("");
+        line("How to read S:");
+        line("");
+        line("- Every store shares the two cores with the harness. Redis, Redlock's masters and PostgreSQL are "
+                + "processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its CPU and "
+                + "garbage collector), as their tests run them.");
+        line("- `min-replicas=1`: every acquire sends `WAIT 1 <timeout>` right behind the lock script on the same "
+                + "connection (pipelined, no extra client round trip), and the master answers it once the replica "
+                + "has acknowledged the write: the acquire waits one more master → replica → master round trip, "
+                + "and acquires use a connection of their own. Releases do not wait.");
+        line("- Redlock: each acquire and each release is sent to all 3 masters at once (3 requests in parallel on "
+                + "3 connections) and returns with the majority's replies, so a cycle costs the slowest of two "
+                + "answers plus three times the Redis work and client work. Waiters are not queued on the masters: "
+                + "a busy lock is retried after a random 20–120 ms.");
+        line("- Hot key: inside a node only one thread per name asks the store, the others queue in the JVM. On "
+                + "Redis and Redlock (fencing tokens that follow the clock) a node passes a held lock straight to "
+                + "its next waiting thread, up to `distlock.local-hand-off.max-count` = 100 times or `max-time` = "
+                + "5 ms in a row, then releases it to the store: most grants are hand-offs inside a node (node "
+                + "changes ≪ grants). Redlock's and JDBC's waiters on other nodes poll (Redlock 20–120 ms, JDBC "
+                + "5–100 ms back-off), so when a node releases, its own next thread, asking at once, usually wins "
+                + "again. ZooKeeper queues every node's request on the server (sequential nodes) and grants the "
+                + "oldest; its tokens are zxids, so there is no local hand-off: every grant is a server round trip "
+                + "and goes to another node (node changes = grants).");
+        line("- ZooKeeper writes (create and delete of the lock node) are answered after the server has appended "
+                + "them to its transaction log and fsynced it (`zookeeper.forceSync=yes`, the default; concurrent "
+                + "writes share an fsync). Run with `-Dzookeeper.forceSync=no` to see the protocol without the disk.");
+        line("- H2 keeps the database in memory (no disk at all): the JDBC path's cost without a database's "
+                + "durability. PostgreSQL keeps its durability defaults: each lock and each release is a commit, "
+                + "flushed to the write-ahead log.");
         line("");
     }
 
