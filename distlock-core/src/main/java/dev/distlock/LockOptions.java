@@ -3,6 +3,7 @@ package dev.distlock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable options of one lock request. A field left unset takes the configured {@code distlock.*} default when
@@ -14,13 +15,13 @@ public final class LockOptions {
 
     private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT);
 
-    private final Duration waitTime;
+    private final @Nullable Duration waitTime;
 
-    private final Duration leaseTime;
+    private final @Nullable Duration leaseTime;
 
     private final LockType type;
 
-    private LockOptions(Duration waitTime, Duration leaseTime, LockType type) {
+    private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, LockType type) {
         if (waitTime != null && waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
         }
@@ -50,7 +51,7 @@ public final class LockOptions {
      * @param leaseTime a fixed lease, not renewed by the watchdog; {@code null} for a watchdog-renewed lease
      * @return a copy with that lease
      */
-    public LockOptions withLeaseTime(Duration leaseTime) {
+    public LockOptions withLeaseTime(@Nullable Duration leaseTime) {
         return new LockOptions(waitTime, leaseTime, type);
     }
 

@@ -12,6 +12,7 @@ import dev.distlock.spi.HeldLockInfo;
 import dev.distlock.spi.HeldLockRegistry;
 import dev.distlock.spi.WatchdogStatus;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -62,11 +63,11 @@ public class DistlockEndpoint {
                 WatchdogDescriptor.of(registry.watchdogStatus(), now), locks);
     }
 
-    private static Long millisSince(Instant then, Instant now) {
+    private static @Nullable Long millisSince(@Nullable Instant then, Instant now) {
         return (then != null) ? Math.max(0, Duration.between(then, now).toMillis()) : null;
     }
 
-    private static String iso(Instant instant) {
+    private static @Nullable String iso(@Nullable Instant instant) {
         return (instant != null) ? instant.toString() : null;
     }
 
@@ -106,11 +107,11 @@ public class DistlockEndpoint {
      * @param sinceLastRenewalMillis time since the last successful renewal, or {@code null} if never renewed
      */
     public record HeldLockDescriptor(String name, long fencingToken, String acquiredAt, long heldForMillis,
-            long leaseRemainingMillis, boolean watchdog, long renewals, String lastRenewalAt,
-            Long sinceLastRenewalMillis) {
+            long leaseRemainingMillis, boolean watchdog, long renewals, @Nullable String lastRenewalAt,
+            @Nullable Long sinceLastRenewalMillis) {
 
         static HeldLockDescriptor of(HeldLockInfo info, Instant now) {
-            return new HeldLockDescriptor(info.name(), info.fencingToken(), iso(info.acquiredAt()),
+            return new HeldLockDescriptor(info.name(), info.fencingToken(), info.acquiredAt().toString(),
                     toMillis(info.heldFor()), toMillis(info.leaseRemaining()), info.watchdog(), info.renewals(),
                     iso(info.lastRenewalAt()), millisSince(info.lastRenewalAt(), now));
         }
@@ -131,8 +132,8 @@ public class DistlockEndpoint {
      * @param consecutiveFailures runs in a row with renewal errors
      * @param onTime false when a lease went longer than a renewal period without a successful renewal
      */
-    public record WatchdogDescriptor(boolean running, int renewedLeases, String lastRunAt, String lastSuccessAt,
-            Long sinceLastSuccessMillis, int consecutiveFailures, boolean onTime) {
+    public record WatchdogDescriptor(boolean running, int renewedLeases, @Nullable String lastRunAt,
+            @Nullable String lastSuccessAt, @Nullable Long sinceLastSuccessMillis, int consecutiveFailures, boolean onTime) {
 
         static WatchdogDescriptor of(WatchdogStatus status, Instant now) {
             return new WatchdogDescriptor(status.running(), status.renewedLeases(), iso(status.lastRunAt()),

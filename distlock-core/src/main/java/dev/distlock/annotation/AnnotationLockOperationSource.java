@@ -102,7 +102,7 @@ public class AnnotationLockOperationSource implements LockOperationSource {
                 key = evaluator.parse(keySource, specific, userClass, beanExists);
             }
             catch (IllegalArgumentException ex) {
-                throw invalid(where, "key", ex.getMessage(), ex);
+                throw invalid(where, "key", Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
             }
         }
         LockOptions options = LockOptions.defaults().withType(annotation.type());
@@ -123,7 +123,7 @@ public class AnnotationLockOperationSource implements LockOperationSource {
             return propertyResolver.resolveRequiredPlaceholders(value);
         }
         catch (IllegalArgumentException ex) {
-            throw invalid(where, attribute, ex.getMessage(), ex);
+            throw invalid(where, attribute, Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
         }
     }
 

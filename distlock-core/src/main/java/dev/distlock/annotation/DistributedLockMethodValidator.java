@@ -43,7 +43,7 @@ public class DistributedLockMethodValidator implements BeanPostProcessor {
             }, method -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class);
         }
         catch (IllegalStateException ex) {
-            throw new BeanCreationException(beanName, ex.getMessage(), ex);
+            throw new BeanCreationException(beanName, Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
         }
         return bean;
     }

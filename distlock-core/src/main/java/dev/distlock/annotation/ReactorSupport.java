@@ -89,7 +89,7 @@ final class ReactorSupport {
 
     /** Runs the acquisition with the enclosing publishers' locks as the thread's scopes, so that they re-enter. */
     private static @Nullable LockHandle inScopes(ContextView context, java.util.function.Supplier<@Nullable LockHandle> acquire) {
-        List<LockHandle> enclosing = context.getOrDefault(SCOPES, List.<LockHandle>of());
+        List<LockHandle> enclosing = context.<List<LockHandle>>getOrEmpty(SCOPES).orElse(List.of());
         List<LockContext.Scope> opened = new ArrayList<>(enclosing.size());
         try {
             for (LockHandle handle : enclosing) {

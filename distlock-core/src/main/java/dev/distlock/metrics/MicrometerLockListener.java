@@ -2,6 +2,7 @@ package dev.distlock.metrics;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -14,6 +15,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,11 +87,11 @@ public class MicrometerLockListener implements LockListener {
     }
 
     @Override
-    public void acquireFinished(String name, Object context, AcquireResult result, long waitNanos,
-            LockHandle handle, Throwable error) {
+    public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
+            @Nullable LockHandle handle, @Nullable Throwable error) {
         try {
             GroupMeters meters = meters(name);
-            meters.acquire.get(result).record(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+            Objects.requireNonNull(meters.acquire.get(result)).record(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
             if (result == AcquireResult.ACQUIRED && handle != null) {
                 LongTaskTimer.Sample previous = holds.put(new HandleKey(handle), meters.held.start());
                 if (previous != null) {
@@ -110,7 +112,7 @@ public class MicrometerLockListener implements LockListener {
                 return;
             }
             stopHold(handle);
-            meters(handle.name()).release.get(result).increment();
+            Objects.requireNonNull(meters(handle.name()).release.get(result)).increment();
         }
         catch (RuntimeException ex) {
             failed("released", ex);
@@ -147,7 +149,7 @@ public class MicrometerLockListener implements LockListener {
     public void renewed(RenewalResult result, int locks) {
         try {
             if (result != null && locks > 0) {
-                renewals.get(result).increment(locks);
+                Objects.requireNonNull(renewals.get(result)).increment(locks);
             }
         }
         catch (RuntimeException ex) {

@@ -9,6 +9,7 @@ import dev.distlock.spi.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,7 @@ public class ObservationLockListener implements LockListener {
     }
 
     @Override
-    public Object acquireStarted(String name) {
+    public @Nullable Object acquireStarted(String name) {
         try {
             String group = LockTags.lockGroup(name);
             return Observation.createNotStarted(ACQUIRE_OBSERVATION, registry)
@@ -76,8 +77,8 @@ public class ObservationLockListener implements LockListener {
     }
 
     @Override
-    public void acquireFinished(String name, Object context, AcquireResult result, long waitNanos,
-            LockHandle handle, Throwable error) {
+    public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
+            @Nullable LockHandle handle, @Nullable Throwable error) {
         try {
             if (context instanceof Observation acquire) {
                 acquire.lowCardinalityKeyValue(LockTags.RESULT, result.tag());

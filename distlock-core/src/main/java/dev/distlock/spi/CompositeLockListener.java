@@ -3,6 +3,7 @@ package dev.distlock.spi;
 import java.util.List;
 
 import dev.distlock.LockHandle;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class CompositeLockListener implements LockListener {
     }
 
     @Override
-    public Object acquireStarted(String name) {
+    public @Nullable Object acquireStarted(String name) {
         if (listeners.length == 0) {
             return null;
         }
@@ -48,9 +49,9 @@ public final class CompositeLockListener implements LockListener {
     }
 
     @Override
-    public void acquireFinished(String name, Object context, AcquireResult result, long waitNanos, LockHandle handle,
-            Throwable error) {
-        Object[] contexts = (Object[]) context;
+    public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
+            @Nullable LockHandle handle, @Nullable Throwable error) {
+        @Nullable Object[] contexts = (context != null) ? (@Nullable Object[]) context : new Object[listeners.length];
         for (int i = 0; i < listeners.length; i++) {
             try {
                 listeners[i].acquireFinished(name, contexts[i], result, waitNanos, handle, error);

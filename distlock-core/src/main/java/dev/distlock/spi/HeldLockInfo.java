@@ -2,6 +2,7 @@ package dev.distlock.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of one lock this instance holds.
@@ -16,5 +17,5 @@ import java.time.Instant;
  * @param lastRenewalAt when the lease was last renewed, or {@code null} if never
  */
 public record HeldLockInfo(String name, long fencingToken, Instant acquiredAt, Duration heldFor,
-        Duration leaseRemaining, boolean watchdog, long renewals, Instant lastRenewalAt) {
+        Duration leaseRemaining, boolean watchdog, long renewals, @Nullable Instant lastRenewalAt) {
 }

@@ -1,6 +1,7 @@
 package dev.distlock.spi;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of the lease watchdog.
@@ -12,6 +13,6 @@ import java.time.Instant;
  * @param consecutiveFailures how many runs in a row had renewal errors
  * @param onTime false when a held lease went longer than a renewal period without a successful renewal
  */
-public record WatchdogStatus(boolean running, int renewedLeases, Instant lastRunAt, Instant lastSuccessAt,
+public record WatchdogStatus(boolean running, int renewedLeases, @Nullable Instant lastRunAt, @Nullable Instant lastSuccessAt,
         int consecutiveFailures, boolean onTime) {
 }

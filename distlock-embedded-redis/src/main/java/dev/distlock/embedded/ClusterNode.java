@@ -3,6 +3,7 @@ package dev.distlock.embedded;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One line of {@code CLUSTER NODES}: how one node sees another (or itself).
@@ -14,7 +15,7 @@ import java.util.Set;
  * @param linkState {@code connected} or {@code disconnected}
  * @param slots the slot ranges served, each {@code {first, last}}
  */
-record ClusterNode(String id, RedisAddress address, Set<String> flags, String masterId, String linkState,
+record ClusterNode(String id, @Nullable RedisAddress address, Set<String> flags, String masterId, String linkState,
         List<int[]> slots) {
 
     /**
@@ -23,7 +24,7 @@ record ClusterNode(String id, RedisAddress address, Set<String> flags, String ma
      * @param reply the bulk string
      * @return one entry per line
      */
-    static List<ClusterNode> parse(Object reply) {
+    static List<ClusterNode> parse(@Nullable Object reply) {
         List<ClusterNode> nodes = new ArrayList<>();
         for (String line : String.valueOf(reply).split("\n")) {
             String[] parts = line.trim().split(" ");

@@ -1,6 +1,7 @@
 package dev.distlock.embedded;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Explicit polling with a deadline, the one way topology code waits for a state of the servers: no fixed sleeps,
@@ -18,7 +19,7 @@ final class Poll {
     @FunctionalInterface
     interface Probe<T> {
 
-        T get();
+        @Nullable T get();
     }
 
     /** Thrown by a probe to say why the state is not reached yet; the last reason ends up in the timeout. */

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -326,6 +327,9 @@ public final class RedisClusterTopology implements AutoCloseable {
             }
             owner = seen;
         }
+        if (owner == null) {
+            return Poll.notYet("no live node to ask which node serves slot " + slot);
+        }
         Object role = Replies.list(owner.call("ROLE")).get(0);
         return "master".equals(role) ? owner : Poll.notYet(owner.address() + " has role " + role);
     }
@@ -437,7 +441,7 @@ public final class RedisClusterTopology implements AutoCloseable {
     }
 
     /** Describes what is not healthy yet, or returns null when the cluster is as {@link #start()} left it. */
-    private String healthProblem() {
+    private @Nullable String healthProblem() {
         Map<Integer, String> ownerByRange = null;
         for (RedisServerProcess node : nodes) {
             if (!node.isRunning() || node.isPaused()) {

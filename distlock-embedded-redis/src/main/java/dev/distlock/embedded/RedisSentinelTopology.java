@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +72,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
 
     private final boolean shared;
 
-    private volatile RedisAddress failedMaster;
+    private volatile @Nullable RedisAddress failedMaster;
 
     private RedisSentinelTopology(String masterName, List<RedisServerProcess> dataNodes,
             List<RedisServerProcess> sentinelNodes, boolean shared) {
@@ -366,7 +367,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
     /**
      * Describes what is not healthy yet, with {@code master} as the expected master, or returns null when all is.
      */
-    private String healthProblem(RedisAddress master) {
+    private @Nullable String healthProblem(RedisAddress master) {
         for (RedisServerProcess node : all()) {
             if (!node.isRunning() || node.isPaused()) {
                 return node + " is not running";
@@ -404,7 +405,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
         return tilted > 1 ? tilted + " Sentinels are in TILT mode" : null;
     }
 
-    private String sentinelProblem(RedisServerProcess sentinel, RedisAddress master) {
+    private @Nullable String sentinelProblem(RedisServerProcess sentinel, RedisAddress master) {
         RedisAddress reported = masterAddressFrom(sentinel);
         if (!master.equals(reported)) {
             return "reports master " + reported;
@@ -427,7 +428,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
     }
 
     /** The master every reachable Sentinel reports, or null while they disagree or none answers. */
-    private RedisAddress agreedMaster() {
+    private @Nullable RedisAddress agreedMaster() {
         RedisAddress agreed = null;
         int answers = 0;
         for (RedisServerProcess sentinel : sentinelNodes) {

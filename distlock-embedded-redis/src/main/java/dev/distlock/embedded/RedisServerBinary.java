@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Locates a {@code redis-server} executable.
@@ -40,9 +42,9 @@ public final class RedisServerBinary {
 
     private static final Pattern VERSION_OUTPUT = Pattern.compile("v=(\\d+\\.\\d+\\.\\d+)");
 
-    private static volatile String version;
+    private static volatile @Nullable String version;
 
-    private static volatile Path resolved;
+    private static volatile @Nullable Path resolved;
 
     private RedisServerBinary() {
     }
@@ -115,7 +117,7 @@ public final class RedisServerBinary {
         }
     }
 
-    private static String setting(String name) {
+    private static @Nullable String setting(String name) {
         String value = System.getProperty(name, System.getenv(name));
         return value == null || value.isBlank() ? null : value.trim();
     }
@@ -129,7 +131,7 @@ public final class RedisServerBinary {
             }
             return path;
         }
-        String wanted = setting(VERSION) == null ? DEFAULT_VERSION : setting(VERSION);
+        String wanted = Objects.requireNonNullElse(setting(VERSION), DEFAULT_VERSION);
         String resource = shippedResourceName(wanted);
         try (InputStream in = RedisServerBinary.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,11 +69,11 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private final boolean sentinel;
 
-    private volatile Process process;
+    private volatile @Nullable Process process;
 
     private volatile boolean paused;
 
-    private RedisServerProcess(int port, List<String> extraArgs, String config, boolean sentinel) {
+    private RedisServerProcess(int port, List<String> extraArgs, @Nullable String config, boolean sentinel) {
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
         this.sentinel = sentinel;
@@ -196,7 +197,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * @param args the command and its arguments, e.g. {@code "ROLE"}
      * @return the reply, as described in {@link RespConnection}
      */
-    public Object call(String... args) {
+    public @Nullable Object call(String... args) {
         return RespConnection.call(address(), RespConnection.DEFAULT_TIMEOUT, args);
     }
 
@@ -434,7 +435,7 @@ public final class RedisServerProcess implements AutoCloseable {
 
         private final List<String> args = new ArrayList<>();
 
-        private String config;
+        private @Nullable String config;
 
         private boolean sentinel;
 

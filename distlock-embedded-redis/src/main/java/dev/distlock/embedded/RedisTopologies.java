@@ -1,5 +1,7 @@
 package dev.distlock.embedded;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Topologies started at most once per JVM and shared by every test class that asks for them, so that the suite
  * pays for starting a Sentinel deployment or a cluster once, not once per class.
@@ -19,11 +21,11 @@ public final class RedisTopologies {
     /** The number of servers in the shared group. */
     public static final int SHARED_GROUP_SIZE = 5;
 
-    private static RedisSentinelTopology sentinel;
+    private static @Nullable RedisSentinelTopology sentinel;
 
-    private static RedisClusterTopology cluster;
+    private static @Nullable RedisClusterTopology cluster;
 
-    private static RedisServerGroup group;
+    private static @Nullable RedisServerGroup group;
 
     private RedisTopologies() {
     }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Turns the replies of {@code INFO}, {@code SENTINEL ...} and {@code ROLE} into plain Java values. */
 final class Replies {
@@ -17,7 +18,7 @@ final class Replies {
      * @param reply the bulk string
      * @return field to value, without the section headers
      */
-    static Map<String, String> info(Object reply) {
+    static Map<String, String> info(@Nullable Object reply) {
         Map<String, String> fields = new LinkedHashMap<>();
         for (String line : String.valueOf(reply).split("\r?\n")) {
             int colon = line.indexOf(':');
@@ -34,7 +35,7 @@ final class Replies {
      * @param reply the array
      * @return name to value
      */
-    static Map<String, String> pairs(Object reply) {
+    static Map<String, String> pairs(@Nullable Object reply) {
         List<?> items = list(reply);
         Map<String, String> fields = new LinkedHashMap<>();
         for (int i = 0; i + 1 < items.size(); i += 2) {
@@ -49,7 +50,7 @@ final class Replies {
      * @param reply the array
      * @return one map per entry
      */
-    static List<Map<String, String>> pairsList(Object reply) {
+    static List<Map<String, String>> pairsList(@Nullable Object reply) {
         List<Map<String, String>> entries = new ArrayList<>();
         for (Object item : list(reply)) {
             entries.add(pairs(item));
@@ -63,7 +64,7 @@ final class Replies {
      * @param reply the reply
      * @return its elements
      */
-    static List<?> list(Object reply) {
+    static List<?> list(@Nullable Object reply) {
         if (reply instanceof List<?> items) {
             return items;
         }

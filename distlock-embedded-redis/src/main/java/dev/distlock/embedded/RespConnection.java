@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A minimal blocking Redis client (RESP2) used to build and inspect topologies.
@@ -80,7 +81,7 @@ public final class RespConnection implements AutoCloseable {
      * @throws RespErrorException when the server answers with an error
      * @throws UncheckedIOException when the server cannot be reached or does not answer in time
      */
-    public static Object call(RedisAddress address, Duration timeout, String... args) {
+    public static @Nullable Object call(RedisAddress address, Duration timeout, String... args) {
         try (RespConnection connection = open(address, timeout)) {
             return connection.call(args);
         }
@@ -99,7 +100,7 @@ public final class RespConnection implements AutoCloseable {
      * @throws RespErrorException when the server answers with an error
      * @throws UncheckedIOException when the connection fails or the reply does not come in time
      */
-    public Object call(String... args) {
+    public @Nullable Object call(String... args) {
         return call(List.of(args));
     }
 
@@ -111,13 +112,13 @@ public final class RespConnection implements AutoCloseable {
      * @throws RespErrorException when the server answers with an error
      * @throws UncheckedIOException when the connection fails or the reply does not come in time
      */
-    public Object call(List<String> args) {
+    public @Nullable Object call(List<String> args) {
         try {
             out.write(encode(args));
             out.flush();
             Object reply = read();
             if (reply instanceof RespErrorException error) {
-                throw new RespErrorException(error.getMessage());
+                throw new RespErrorException(String.valueOf(error.getMessage()));
             }
             return reply;
         }
@@ -142,7 +143,7 @@ public final class RespConnection implements AutoCloseable {
         buffer.writeBytes(text.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private Object read() throws IOException {
+    private @Nullable Object read() throws IOException {
         int type = in.read();
         if (type < 0) {
             throw new EOFException("connection closed by the server");

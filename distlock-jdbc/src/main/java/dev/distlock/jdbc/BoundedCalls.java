@@ -231,8 +231,9 @@ final class BoundedCalls implements AutoCloseable {
                     }
                     throw ex;
                 }
+                Undo<T> undo = this.undo;
                 if (!state.compareAndSet(WAITING, DONE) && undo != null && result != null) {
-                    undoLate(connection, result, autoCommit);
+                    undoLate(undo, connection, result, autoCommit);
                 }
                 return result;
             }
@@ -249,7 +250,7 @@ final class BoundedCalls implements AutoCloseable {
             }
         }
 
-        private void undoLate(Connection connection, T result, boolean autoCommit) {
+        private void undoLate(Undo<T> undo, Connection connection, T result, boolean autoCommit) {
             try {
                 undo.undo(connection, result);
                 if (!autoCommit) {

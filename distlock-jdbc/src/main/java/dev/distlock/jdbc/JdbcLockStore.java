@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
@@ -244,7 +245,7 @@ public class JdbcLockStore implements LockStore {
             }
             catch (IllegalStateException ex) {
                 log.error("{}: locks cannot be taken in this database", ex.getMessage());
-                throw new LockUnavailableException(ex.getMessage(), ex);
+                throw new LockUnavailableException(Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
             }
             sql = known;
         }

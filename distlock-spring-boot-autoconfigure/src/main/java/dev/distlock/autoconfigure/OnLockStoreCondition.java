@@ -1,6 +1,5 @@
 package dev.distlock.autoconfigure;
 
-import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -16,8 +15,8 @@ final class OnLockStoreCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnLockStore.class.getName());
-        LockStoreKind wanted = (LockStoreKind) attributes.get("value");
+        LockStoreKind wanted = metadata.getAnnotations().get(ConditionalOnLockStore.class)
+                .getEnum("value", LockStoreKind.class);
         if (!context.getEnvironment().getProperty("distlock.enabled", Boolean.class, true)) {
             return ConditionOutcome.noMatch("distlock.enabled=false");
         }

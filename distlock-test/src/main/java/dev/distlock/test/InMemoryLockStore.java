@@ -193,7 +193,7 @@ public final class InMemoryLockStore implements LockStore {
                 if (request.shared()) {
                     Reader reader = slot.readers.get(request.ownerToken());
                     held = reader != null;
-                    if (held) {
+                    if (reader != null) {
                         reader.leaseEndNanos = end;
                     }
                 }

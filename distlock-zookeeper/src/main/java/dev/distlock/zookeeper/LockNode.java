@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The ephemeral sequential node of one lock request, from its creation until release, cancellation or loss. The
  * same node serves every attempt of the request (keyed by its owner token), so a waiter keeps its place in line.
+ * An instance exists only once ZooKeeper created the node, so its path, name, zxid and session are always known.
  */
 final class LockNode {
 
@@ -14,17 +15,17 @@ final class LockNode {
     /** The path of the lock's parent node. */
     final String lockPath;
 
-    /** The full path, known once ZooKeeper created the node. */
-    volatile @Nullable String path;
+    /** The full path. */
+    final String path;
 
     /** The node's name (last path segment), as listed among the lock's children. */
-    volatile @Nullable String name;
+    final String name;
 
     /** The zxid that created the node: the fencing token. */
-    volatile long czxid;
+    final long czxid;
 
     /** The session that owns the (ephemeral) node; when that session ends, ZooKeeper deletes the node. */
-    volatile long sessionId;
+    final long sessionId;
 
     /** Whether the request holds the lock. */
     volatile boolean held;
@@ -32,21 +33,17 @@ final class LockNode {
     /** The node this waiter watches, if any. */
     volatile @Nullable String watching;
 
-    LockNode(LockRequest request, String lockPath) {
+    LockNode(LockRequest request, String lockPath, String fullPath, long createZxid, long ownerSession) {
         this.request = request;
         this.lockPath = lockPath;
+        this.path = fullPath;
+        this.name = fullPath.substring(fullPath.lastIndexOf('/') + 1);
+        this.czxid = createZxid;
+        this.sessionId = ownerSession;
     }
 
     String owner() {
         return request.ownerToken();
-    }
-
-    void created(String fullPath, long createZxid, long ownerSession) {
-        int slash = fullPath.lastIndexOf('/');
-        this.name = fullPath.substring(slash + 1);
-        this.czxid = createZxid;
-        this.sessionId = ownerSession;
-        this.path = fullPath;
     }
 
     @Override

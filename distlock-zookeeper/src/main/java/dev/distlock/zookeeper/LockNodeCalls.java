@@ -51,7 +51,6 @@ final class LockNodeCalls {
      */
     Created create(LockRequest request, long deadline, String what) {
         String lockPath = LockPaths.lockPath(basePath, request.name());
-        LockNode node = new LockNode(request, lockPath);
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> created = calls.send(cb -> client.create().storingStatIn(stat)
                 .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
@@ -75,7 +74,8 @@ final class LockNodeCalls {
         if (created2 == null || created2.getCzxid() == 0) { // a create recovered by Curator's protection
             created2 = stat(event.getName(), deadline, what);
         }
-        node.created(event.getName(), created2.getCzxid(), created2.getEphemeralOwner());
+        LockNode node = new LockNode(request, lockPath, event.getName(), created2.getCzxid(),
+                created2.getEphemeralOwner());
         registry.register(node);
         List<String> children = calls.await(listed, deadline, what, Code.NONODE).getChildren();
         // Not listed when the parent had to be made first (or the create was retried): list again then.
