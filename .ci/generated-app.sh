@@ -149,12 +149,15 @@ class DemoApplicationTests {
         }
         pool.shutdown();
         assertThat(sold).isEqualTo(100);
+        // Every call took the lock "stock:42": the meter of the lock group "stock" counts 150 acquisitions.
+        assertThat(get("/actuator/metrics/distlock.acquire?tag=lock:stock&tag=result:acquired"))
+                .contains("\"value\":150.0");
     }
 
     @Test
     void theActuatorShowsTheLocks() throws Exception {
-        try (LockHandle held = locks.lock("stock:7")) {
-            assertThat(get("/actuator/distlock")).contains("\"stock:7\"");
+        try (LockHandle held = locks.lock("demo:7")) {
+            assertThat(get("/actuator/distlock")).contains("\"demo:7\"");
         }
         assertThat(get("/actuator/metrics/distlock.acquire")).contains("\"COUNT\"");
     }
