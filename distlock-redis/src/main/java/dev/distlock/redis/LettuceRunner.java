@@ -47,6 +47,8 @@ final class LettuceRunner implements RedisRunner {
 
     private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening;
 
+    private long openingSinceNanos;
+
     private volatile long lastReplyNanos = System.nanoTime();
 
     private boolean closed;
@@ -157,12 +159,16 @@ final class LettuceRunner implements RedisRunner {
             return CompletableFuture.failedFuture(new IllegalStateException("The lock store is closed"));
         }
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt = opening;
+        if (attempt != null && sentinel && System.nanoTime() - openingSinceNanos > stuckNanos) {
+            attempt = null; // hangs on a master that does not answer: ask the Sentinels again (see open)
+        }
         if (attempt == null) {
             CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> next = new CompletableFuture<>();
             Thread thread = new Thread(() -> open(next), "distlock-redis-connect");
             thread.setDaemon(true);
             thread.start();
             opening = next;
+            openingSinceNanos = System.nanoTime();
             attempt = next;
         }
         return attempt;
@@ -170,8 +176,25 @@ final class LettuceRunner implements RedisRunner {
 
     private void open(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result) {
         try {
+            long started = System.nanoTime();
             StatefulConnection<byte[], byte[]> opened = connect(factory.getRequiredNativeClient());
+            long tookNanos = System.nanoTime() - started;
+            if (sentinel && tookNanos > stuckNanos) {
+                // The Sentinels named a master that could not answer (frozen: the kernel accepts the connection, the
+                // handshake waits) and it answers only now. It may have been failed over meanwhile and still take
+                // writes until the Sentinels demote it: a lock granted there would not be seen by the new master.
+                // Ask the Sentinels again instead.
+                opened.closeAsync();
+                String why = "the Redis master named by the Sentinels took " + tookNanos / 1_000_000
+                        + " ms to accept the lock connection (frozen?); asking the Sentinels again";
+                log.warn("Discarding a new lock connection: {}", why);
+                throw new IllegalStateException(why);
+            }
             synchronized (this) {
+                if (opening != result) {
+                    opened.closeAsync(); // abandoned for a newer attempt (see opening())
+                    throw new IllegalStateException("A newer attempt to open the lock connection replaced this one");
+                }
                 opening = null;
                 if (closed) {
                     opened.closeAsync();
@@ -187,7 +210,9 @@ final class LettuceRunner implements RedisRunner {
         catch (RuntimeException ex) {
             synchronized (this) {
                 // Forgotten, so that the next call tries again (Redis may be back).
-                opening = null;
+                if (opening == result) {
+                    opening = null;
+                }
             }
             result.completeExceptionally(ex);
         }
