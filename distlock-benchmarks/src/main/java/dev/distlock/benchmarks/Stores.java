@@ -26,6 +26,7 @@ import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.jdbc.JdbcLockConfig;
 import dev.distlock.jdbc.JdbcLockSchemaInitializer;
 import dev.distlock.jdbc.JdbcLockStore;
+import dev.distlock.jdbc.PostgresTestServer;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.redis.RedlockConfig;
@@ -152,13 +153,15 @@ final class Stores {
     }
 
     private static Optional<StoreUnderTest> postgres() throws Exception {
-        Optional<PostgresServer> started = PostgresServer.start();
+        // The PostgreSQL server of distlock-jdbc's tests, from the machine's binaries, with durable commits here.
+        Optional<PostgresTestServer> started = PostgresTestServer.startNew(true);
         if (started.isEmpty()) {
+            System.err.println("  PostgreSQL SKIPPED: no PostgreSQL server binaries on this machine");
             return Optional.empty();
         }
-        PostgresServer server = started.get();
+        PostgresTestServer server = started.get();
         createTable(server.url(), null);
-        return Optional.of(new StoreUnderTest("postgres", "JDBC, PostgreSQL " + server.majorVersion(),
+        return Optional.of(new StoreUnderTest("postgres", "JDBC, PostgreSQL " + server.version().replaceAll("\\..*", ""),
                 "PostgreSQL " + server.version() + " from " + server.binaries() + ", started by the harness in a "
                         + "temporary directory under " + System.getProperty("java.io.tmpdir") + ", default "
                         + "durability (`fsync` and `synchronous_commit` on); a Hikari pool of " + POOL_SIZE

@@ -32,8 +32,11 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Where the binaries are missing, {@link #shared()} skips the calling tests with a visible reason (a JUnit
  * assumption, and a WARN line) instead of failing or passing silently.
+ * <p>
+ * The benchmarks (workload S of {@code distlock-benchmarks}, through this module's test jar) start one of their own
+ * with {@link #startNew(boolean) durable} settings, since what a commit costs is what they measure.
  */
-final class PostgresTestServer {
+public final class PostgresTestServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresTestServer.class);
 
@@ -49,11 +52,14 @@ final class PostgresTestServer {
 
     private final List<String> runAs;
 
-    private PostgresTestServer(Path binaries, Path directory, int port, List<String> runAs) {
+    private final boolean durable;
+
+    private PostgresTestServer(Path binaries, Path directory, int port, List<String> runAs, boolean durable) {
         this.binaries = binaries;
         this.directory = directory;
         this.port = port;
         this.runAs = runAs;
+        this.durable = durable;
     }
 
     /**
@@ -62,13 +68,20 @@ final class PostgresTestServer {
      */
     static synchronized PostgresTestServer shared() {
         if (shared == null) {
-            shared = create();
+            shared = startNew(false);
         }
         Assumptions.assumeTrue(shared.isPresent(), () -> missing);
         return shared.get();
     }
 
-    private static Optional<PostgresTestServer> create() {
+    /**
+     * Starts a server of the caller's own; it is stopped by {@link #close()} or, at the latest, when the JVM exits.
+     *
+     * @param durable whether to keep PostgreSQL's durability defaults ({@code fsync}, {@code full_page_writes}); the
+     *        tests turn them off, since they test locking, not the disk
+     * @return the server, or empty (after a WARN saying why) when this machine has no PostgreSQL binaries
+     */
+    public static Optional<PostgresTestServer> startNew(boolean durable) {
         Optional<Path> binaries = findBinaries();
         if (binaries.isEmpty()) {
             missing = "PostgreSQL tests SKIPPED: no PostgreSQL server binaries (initdb, pg_ctl, postgres) on this "
@@ -86,7 +99,7 @@ final class PostgresTestServer {
                 runAs = List.of("runuser", "-u", user, "--");
             }
             PostgresTestServer server = new PostgresTestServer(binaries.get(), directory, H2TestServer.freePort(),
-                    runAs);
+                    runAs, durable);
             server.run(Duration.ofMinutes(2), "initdb", "-D", server.data(), "-U", "postgres", "-A", "trust",
                     "-E", "UTF8", "--locale=C", "--no-sync");
             server.start();
@@ -158,15 +171,15 @@ final class PostgresTestServer {
     }
 
     /** @return the JDBC URL of the {@code postgres} database */
-    String url() {
+    public String url() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
     }
 
     /** Starts (or restarts) the server and waits until it accepts connections. */
     synchronized void start() {
         run(Duration.ofMinutes(1), "pg_ctl", "-D", data(), "-l", directory.resolve("server.log").toString(), "-w",
-                "-t", "60", "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c fsync=off"
-                        + " -c full_page_writes=off -c max_connections=200",
+                "-t", "60", "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1"
+                        + (durable ? "" : " -c fsync=off -c full_page_writes=off") + " -c max_connections=200",
                 "start");
     }
 
@@ -199,6 +212,22 @@ final class PostgresTestServer {
         return new HikariDataSource(config);
     }
 
+    /** @return the directory of the binaries it runs */
+    public Path binaries() {
+        return binaries;
+    }
+
+    /** @return the server's version, from {@code postgres --version}, e.g. {@code 15.8} */
+    public String version() {
+        return run(Duration.ofMinutes(1), "postgres", "--version").trim().replaceAll("^.*\\) ", "");
+    }
+
+    /** Stops the server at once and deletes its directory. */
+    @Override
+    public void close() {
+        destroy();
+    }
+
     private void destroy() {
         try {
             stop("immediate");
@@ -214,7 +243,7 @@ final class PostgresTestServer {
         }
     }
 
-    private void run(Duration timeout, String binary, String... args) {
+    private String run(Duration timeout, String binary, String... args) {
         List<String> command = new ArrayList<>(runAs);
         command.add(binaries.resolve(binary).toString());
         command.addAll(List.of(args));
@@ -227,6 +256,7 @@ final class PostgresTestServer {
                 process.destroyForcibly();
                 throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output + serverLog());
             }
+            return output;
         }
         catch (IOException ex) {
             throw new IllegalStateException("Could not run " + command, ex);
