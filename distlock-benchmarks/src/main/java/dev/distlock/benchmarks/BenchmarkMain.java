@@ -18,7 +18,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
- * [--workloads A,B,B2,C,D,E,F,G,H,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
+ * [--workloads A,B,B1,B2,C,D,E,F,G,H,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
  * [--stores redis,redis-replica,redlock,h2,postgres,zookeeper] [--out docs/benchmarks.md] [--note "..."]}
  */
 public final class BenchmarkMain {
@@ -122,7 +122,13 @@ public final class BenchmarkMain {
                 if (settings.workloads().contains("B")) {
                     for (LockContender contender : order) {
                         log("  B %s, 8 threads on one key", contender.name());
-                        workloads.contended(contender, 8);
+                        workloads.contended(contender, 8, false);
+                    }
+                }
+                if (settings.workloads().contains("B1")) {
+                    for (LockContender contender : order) {
+                        log("  B1 %s, one client, 8 threads on one key", contender.name());
+                        workloads.contended(contender, 8, true);
                     }
                 }
                 if (settings.workloads().contains("B2")) {

@@ -128,6 +128,7 @@ final class Report {
         renderA();
         renderRedisCpu();
         renderB();
+        renderB1();
         renderB2();
         renderC();
         renderD();
@@ -160,6 +161,8 @@ final class Report {
                 results.median("D", Workloads.CEILING, "cycles/s"), 0.85));
         ratios.add(ratio("B owner changes/s: distlock / Redisson", results.median("B", DISTLOCK, "owner changes/s"),
                 results.median("B", "Redisson RLock", "owner changes/s"), 1.5));
+        ratios.add(ratio("B1 acquisitions/s: distlock / Redisson", results.median("B1", DISTLOCK, "acquisitions/s"),
+                results.median("B1", REDISSON, "acquisitions/s"), 5));
         for (int n : settings.processCounts()) {
             String b2 = ProcessWorkloads.handOff(n);
             ratios.add(ratio("B2 " + n + " processes, owner changes/s: distlock / Redisson",
@@ -398,6 +401,26 @@ final class Report {
         line("|---|---|---|---|---|---|---|---|");
         for (LockContender c : contenders) {
             row("B", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
+                    "violations");
+        }
+        line("");
+    }
+
+    private void renderB1() {
+        if (!settings.workloads().contains("B1")) {
+            return;
+        }
+        line("## B1. Contended inside one instance: one client, 8 threads on one key");
+        line("");
+        line("As B, but the eight threads share one client instance, as the threads of one application instance do "
+                + "(distlock: one lock service; Redisson: one client; RedisLockRegistry: one registry). distlock hands "
+                + "the lock from thread to thread inside the JVM (local hand-off) without a Redis round trip.");
+        line("");
+        line("| contender | acquisitions/s | owner changes/s | wait p50 ms | wait p99 ms | wait p99.9 ms | fairness | "
+                + "exclusion violations |");
+        line("|---|---|---|---|---|---|---|---|");
+        for (LockContender c : contenders) {
+            row("B1", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
                     "violations");
         }
         line("");

@@ -162,14 +162,22 @@ final class Workloads {
         }
     }
 
-    // ---------------------------------------------------------------- B: contended single key
+    // ---------------------------------------------------------------- B, B1: contended single key
 
-    void contended(LockContender contender, int threads) throws Exception {
-        String measurement = "B";
+    /**
+     * @param contender the lock under test
+     * @param threads how many threads lock the one key
+     * @param shared {@code false} (B): a client instance per thread, like separate processes; {@code true} (B1):
+     *        one client instance for all threads, like one application instance (its threads may hand the lock on
+     *        inside the JVM)
+     */
+    void contended(LockContender contender, int threads, boolean shared) throws Exception {
+        String measurement = shared ? "B1" : "B";
         List<LockClient> clients = new ArrayList<>();
         try {
+            LockClient one = shared ? contender.connect(target, null) : null;
             for (int t = 0; t < threads; t++) {
-                clients.add(contender.connect(target, null));
+                clients.add(shared ? one : contender.connect(target, null));
             }
             String key = runId() + "contended";
             AtomicInteger inside = new AtomicInteger();
@@ -243,7 +251,7 @@ final class Workloads {
             }
         }
         finally {
-            for (LockClient client : clients) {
+            for (LockClient client : new java.util.LinkedHashSet<>(clients)) {
                 client.close();
             }
         }
