@@ -17,8 +17,6 @@ import java.util.stream.Collectors;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
-import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.ClusterSlots;
 import dev.distlock.embedded.RedisClusterTopology;
 import dev.distlock.embedded.RedisServerProcess;
@@ -32,8 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,15 +59,12 @@ class ClusterTests {
     }
 
     private ApplicationContextRunner runner(String... properties) {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class))
+        return HaApplications.node(history)
                 .withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.clusterNodes(),
                         "spring.data.redis.lettuce.cluster.refresh.adaptive=true",
-                        "spring.data.redis.lettuce.cluster.refresh.period=1s", "spring.data.redis.timeout=5s",
-                        "distlock.key-prefix=cl", "distlock.command-timeout=1s", "distlock.wait-time=2s")
-                .withPropertyValues(properties)
-                .withBean("history", LockListener.class, history::listener);
+                        "spring.data.redis.lettuce.cluster.refresh.period=1s", "distlock.key-prefix=cl",
+                        "distlock.wait-time=2s")
+                .withPropertyValues(properties);
     }
 
     private static String key(String name) {

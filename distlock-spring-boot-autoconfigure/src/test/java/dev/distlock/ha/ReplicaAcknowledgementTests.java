@@ -8,24 +8,17 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.autoconfigure.DistlockAutoConfiguration;
-import dev.distlock.autoconfigure.DistlockMetricsAutoConfiguration;
-import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.RedisSentinelTopology;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisTopologies;
-import dev.distlock.spi.LockListener;
 import dev.distlock.test.LockHistory;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,17 +49,9 @@ class ReplicaAcknowledgementTests {
     }
 
     private ApplicationContextRunner runner(String... properties) {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        DistlockMetricsAutoConfiguration.class, DistlockRedisAutoConfiguration.class,
-                        DistlockAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.sentinel.master=" + topology.masterName(),
-                        "spring.data.redis.sentinel.nodes=" + topology.sentinelNodes(),
-                        "spring.data.redis.timeout=5s", "distlock.key-prefix=ack", "distlock.command-timeout=1s",
-                        "distlock.lease-time=15s")
-                .withPropertyValues(properties)
-                .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-                .withBean("history", LockListener.class, history::listener);
+        return HaApplications.sentinelNode(history, topology)
+                .withPropertyValues("distlock.key-prefix=ack", "distlock.lease-time=15s")
+                .withPropertyValues(properties);
     }
 
     /** Asks until the node answers (its connection may still be finding the new master), then tries once. */
