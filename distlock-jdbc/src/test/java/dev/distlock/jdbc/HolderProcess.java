@@ -8,6 +8,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.LockListener;
+import dev.distlock.test.HolderJvm;
 
 /**
  * A separate JVM that takes a lock in the database and holds it until it is killed; used to show that a crashed
@@ -33,7 +34,7 @@ public final class HolderProcess {
                         args[3]))), LockListener.NONE);
         service.start();
         LockHandle handle = service.lock(args[2], LockOptions.defaults());
-        System.out.println("LOCKED " + handle.fencingToken());
+        System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL
     }

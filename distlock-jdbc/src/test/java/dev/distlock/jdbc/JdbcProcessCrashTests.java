@@ -1,14 +1,7 @@
 package dev.distlock.jdbc;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockHandle;
@@ -16,6 +9,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.test.HolderJvm;
 import dev.distlock.test.LockHistory;
 import org.junit.jupiter.api.Test;
 
@@ -35,25 +29,20 @@ class JdbcProcessCrashTests {
         long leaseMillis = 1500;
         try (H2TestServer server = new H2TestServer(""); HikariDataSource pool = server.pool(2)) {
             server.createTable(pool, "crash_lock");
-            String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-            Process holder = new ProcessBuilder(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
-                    System.getProperty("java.class.path"), HolderProcess.class.getName(), server.url(), "crash_lock",
-                    "crash", String.valueOf(leaseMillis)).redirectErrorStream(true).start();
+            HolderJvm holder = HolderJvm.start(HolderProcess.class, server.url(), "crash_lock", "crash",
+                    String.valueOf(leaseMillis));
             try (StoreLockService node = new StoreLockService(new JdbcLockStore(pool, JdbcLockConfig.defaults()
                     .withTableName("crash_lock")), LockConfig.defaults(), CompositeLockListener.of(List.of(
                             history.listener())))) {
                 node.start();
-                String locked = CompletableFuture.supplyAsync(() -> firstLockedLine(holder)).get(60, TimeUnit.SECONDS);
-                assertThat(locked).startsWith("LOCKED ");
+                long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
                 long lockedAt = System.nanoTime();
-                long holderToken = Long.parseLong(locked.substring("LOCKED ".length()).trim());
                 // Refused throughout a time longer than the lease: only the live holder's watchdog keeps the lock.
                 await().during(Duration.ofMillis(leaseMillis + 500)).atMost(Duration.ofMillis(leaseMillis + 5000))
                         .pollInterval(Duration.ofMillis(200))
                         .until(() -> node.tryLock("crash", LockOptions.defaults().withWaitTime(Duration.ZERO)).isEmpty());
 
-                holder.destroyForcibly(); // SIGKILL
-                holder.waitFor(10, TimeUnit.SECONDS);
+                holder.kill();
                 long killed = System.nanoTime();
                 history.record("crash", "holder-jvm", holderToken, lockedAt, killed, false);
                 try (LockHandle handle = node.lock("crash",
@@ -65,26 +54,8 @@ class JdbcProcessCrashTests {
                 history.assertConsistent();
             }
             finally {
-                holder.destroyForcibly();
+                holder.close();
             }
-        }
-    }
-
-    private static String firstLockedLine(Process holder) {
-        BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(),
-                StandardCharsets.UTF_8));
-        StringBuilder output = new StringBuilder("EOF after:\n");
-        try {
-            for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith("LOCKED ")) {
-                    return line;
-                }
-                output.append(line).append('\n');
-            }
-            return output.toString();
-        }
-        catch (IOException ex) {
-            return output.append(ex).toString();
         }
     }
 }

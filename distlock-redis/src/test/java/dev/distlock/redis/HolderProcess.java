@@ -7,13 +7,14 @@ import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.LockListener;
+import dev.distlock.test.HolderJvm;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * A separate JVM that takes a lock and holds it until it is killed; used to show that a crashed holder blocks the
- * lock for at most its lease. Arguments: redis port, lock name, lease in ms. Prints "LOCKED token start-nanos".
+ * lock for at most its lease. Arguments: redis port, lock name, lease in ms. Prints "LOCKED token".
  */
 public final class HolderProcess {
 
@@ -33,7 +34,7 @@ public final class HolderProcess {
                 LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[2]))), LockListener.NONE);
         service.start();
         LockHandle handle = service.lock(args[1], LockOptions.defaults());
-        System.out.println("LOCKED " + handle.fencingToken());
+        System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL
     }

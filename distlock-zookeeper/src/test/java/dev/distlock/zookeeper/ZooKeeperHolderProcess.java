@@ -8,6 +8,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.LockListener;
+import dev.distlock.test.HolderJvm;
 
 /**
  * A separate JVM that takes a lock on ZooKeeper and holds it until it is killed; shows that a crashed holder blocks
@@ -34,7 +35,7 @@ public final class ZooKeeperHolderProcess {
         StoreLockService service = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
         service.start();
         LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
-        System.out.println("LOCKED " + handle.fencingToken());
+        System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, on its session alone, until SIGKILL
     }

@@ -1,0 +1,101 @@
+package dev.distlock.test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A lock holder in a JVM of its own, for crash tests: only a process shows what a crashed application node does to
+ * its locks. The main class runs on this JVM's class path, takes a lock and prints {@code LOCKED <fencing token>};
+ * the test then kills it with SIGKILL ({@link #kill()}) and checks that the lock is free again within its lease.
+ */
+public final class HolderJvm implements AutoCloseable {
+
+    /** The line a holder main prints once it holds the lock, followed by the fencing token. */
+    public static final String LOCKED = "LOCKED ";
+
+    private final Process process;
+
+    private HolderJvm(Process process) {
+        this.process = process;
+    }
+
+    /**
+     * @param main the holder's main class
+     * @param args its arguments (where the store is, the lock name, the lease)
+     * @return the started JVM
+     * @throws IOException when the JVM cannot be started
+     */
+    public static HolderJvm start(Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // Starts faster: the holder does little, and a busy machine starts several JVMs in a test run.
+                "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                main.getName()));
+        command.addAll(List.of(args));
+        return new HolderJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /**
+     * @param timeout how long to wait for the holder to lock
+     * @return the fencing token of the holder's lock
+     * @throws IllegalStateException with the holder's output when it ended, or did not lock in time
+     * @throws InterruptedException when interrupted
+     */
+    public long awaitLocked(Duration timeout) throws InterruptedException {
+        CompletableFuture<String> locked = CompletableFuture.supplyAsync(this::firstLockedLine);
+        try {
+            String line = locked.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!line.startsWith(LOCKED)) {
+                throw new IllegalStateException("The holder JVM ended without locking: " + line);
+            }
+            return Long.parseLong(line.substring(LOCKED.length()).trim());
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            throw new IllegalStateException("The holder JVM did not lock within " + timeout, ex);
+        }
+    }
+
+    /**
+     * Kills the JVM with SIGKILL, as a crash: no shutdown hook, no release. Returns once it is gone.
+     *
+     * @throws InterruptedException when interrupted
+     */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+
+    private String firstLockedLine() {
+        StringBuilder output = new StringBuilder("EOF after:\n");
+        // Left open: the holder may still write (its logs) while it holds the lock.
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8));
+        try {
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.startsWith(LOCKED)) {
+                    return line;
+                }
+                output.append(line).append('\n');
+            }
+            return output.toString();
+        }
+        catch (IOException ex) {
+            return output.append(ex).toString();
+        }
+    }
+}
