@@ -126,9 +126,28 @@ public class RedlockStore implements LockStore {
         if (votes.granted >= config.quorum() && elapsed < validityNanos(request)) {
             return Attempt.acquired(votes.highestToken);
         }
+        // Undo on every master, each strictly after its own acquire (chained to its reply: an acquire retried as
+        // EVAL after NOSCRIPT goes out late). Wait until every undo is on its connection before the next attempt,
+        // which reuses the owner token: an undo queued behind the next attempt's acquire, as on a master that was
+        // frozen and answers late, would delete that attempt's grant and let a second node take a majority.
+        CompletableFuture<?>[] undone = new CompletableFuture<?>[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
             RedisLockStore node = nodes.get(i);
-            replies.get(i).handle((reply, error) -> node.cancelAsync(request, keys));
+            undone[i] = replies.get(i).handle((reply, error) -> node.cancelAsync(request, keys));
+        }
+        try {
+            // Each reply ends by the command timeout at the latest; the slack covers the reply callbacks.
+            CompletableFuture.allOf(undone).get(started + 2 * timeoutNanos - System.nanoTime(),
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException("Interrupted while undoing a Redlock attempt on lock '"
+                    + request.name() + "'", ex);
+        }
+        catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+            throw new LockUnavailableException("A Redlock attempt on lock '" + request.name() + "' could not be "
+                    + "undone on every master within distlock.command-timeout", ex);
         }
         if (votes.failed > nodes.size() - config.quorum()) {
             throw new LockUnavailableException("Only " + (nodes.size() - votes.failed) + " of " + nodes.size()
