@@ -46,19 +46,26 @@ final class ReactorSupport {
 
     static Object lockEachSubscription(MethodInvocation invocation, LockOperation operation, String lockName,
             BiFunction<LockOperation, String, @Nullable LockHandle> acquire) {
-        Mono<LockHandle> lock = Mono.deferContextual(context -> Mono
-                .fromCallable(() -> inScopes(context, () -> acquire.apply(operation, lockName)))
+        // The resource of usingWhen is the subscription's slot, made synchronously, so that every way the
+        // subscription ends (complete, error, cancel at any moment) closes it. The lock is taken inside, and a grant
+        // that arrives after the slot closed is released by the acquiring thread: Reactor would drop such a late
+        // value silently (subscribeOn of a callable does not even pass it to a discard hook).
+        Mono<LockSlot> slot = Mono.fromSupplier(LockSlot::new);
+        Function<LockSlot, Mono<LockHandle>> lock = subscription -> Mono.deferContextual(context -> Mono
+                .fromCallable(() -> subscription.fill(inScopes(context, () -> acquire.apply(operation, lockName))))
                 .subscribeOn(Schedulers.boundedElastic()));
-        Function<LockHandle, Mono<Void>> release = handle -> Mono.<Void>fromRunnable(handle::unlock)
+        Function<LockSlot, Mono<Void>> release = subscription -> Mono.<Void>fromRunnable(subscription::close)
                 .subscribeOn(Schedulers.boundedElastic());
         if (operation.method().getReturnType() == Mono.class) {
-            return Mono.usingWhen(lock, handle -> ((Mono<?>) invoke(invocation, handle))
-                    .contextWrite(context -> enclose(context, handle)), release, (h, error) -> release.apply(h),
-                    release);
+            return Mono.usingWhen(slot, subscription -> lock.apply(subscription)
+                    .flatMap(handle -> ((Mono<?>) invoke(invocation, handle))
+                            .contextWrite(context -> enclose(context, handle))),
+                    release, (s, error) -> release.apply(s), release);
         }
-        return Flux.usingWhen(lock, handle -> ((Flux<?>) invoke(invocation, handle))
-                .contextWrite(context -> enclose(context, handle)), release, (h, error) -> release.apply(h),
-                release);
+        return Flux.usingWhen(slot, subscription -> lock.apply(subscription)
+                .flatMapMany(handle -> ((Flux<?>) invoke(invocation, handle))
+                        .contextWrite(context -> enclose(context, handle))),
+                release, (s, error) -> release.apply(s), release);
     }
 
     /** Invokes the method for one subscription, with the lock as the thread's scope while the method body runs. */

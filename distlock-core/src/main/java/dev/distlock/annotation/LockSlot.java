@@ -1,0 +1,55 @@
+package dev.distlock.annotation;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.distlock.LockHandle;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lock of one subscription of a reactive method: whichever comes second of the grant ({@link #fill}) and the
+ * end of the subscription ({@link #close}) releases the lock. A subscription cancelled while its lock is being
+ * granted thus never leaves the lock held (and renewed by the watchdog) for nobody.
+ */
+final class LockSlot {
+
+    private static final Logger logger = LoggerFactory.getLogger(LockSlot.class);
+
+    private static final Object CLOSED = new Object();
+
+    /** {@code null} while the lock is being taken, then the handle, or {@link #CLOSED}. */
+    private final AtomicReference<@Nullable Object> state = new AtomicReference<>();
+
+    /**
+     * Called by the thread that took the lock.
+     *
+     * @param handle the lock, or {@code null} when it was not taken (skipped)
+     * @return the handle for the subscription, or {@code null} when the subscription already ended: the lock was
+     *         released then
+     */
+    @Nullable LockHandle fill(@Nullable LockHandle handle) {
+        if (handle == null || state.compareAndSet(null, handle)) {
+            return handle;
+        }
+        release(handle, "granted after its subscription was cancelled");
+        return null;
+    }
+
+    /** The subscription ended: releases the lock if it was granted, or makes a later grant release itself. */
+    void close() {
+        Object previous = state.getAndSet(CLOSED);
+        if (previous instanceof LockHandle handle) {
+            handle.unlock();
+        }
+    }
+
+    private static void release(LockHandle handle, String why) {
+        try {
+            handle.unlock();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Releasing lock '{}' {} failed; its lease will expire", handle.name(), why, ex);
+        }
+    }
+}
