@@ -10,8 +10,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockHandle;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Holds a lock until a returned {@code CompletionStage} completes and releases it on a distlock thread: a release
@@ -19,8 +17,6 @@ import org.slf4j.LoggerFactory;
  * (it could even be the one that has to deliver the release's own reply).
  */
 final class AsyncRelease {
-
-    private static final Logger logger = LoggerFactory.getLogger(AsyncRelease.class);
 
     /** Threads exist only while releases are in flight; idle ones end after a minute. */
     private static final Executor RELEASES = releaseExecutor();
@@ -30,7 +26,10 @@ final class AsyncRelease {
 
     /**
      * Returns a future that completes like the method's, after the lock was released, so that whoever sees it
-     * complete can take the lock at once. Cancelling it cancels the method's future and releases the lock.
+     * complete can take the lock at once. Cancelling it completes it as cancelled but neither cancels the method's
+     * stage nor releases the lock: cancelling a {@code CompletableFuture} does not stop the work that was going to
+     * complete it (WebFlux cancels on every client disconnect), so the lock is held until the method's own stage
+     * completes.
      */
     static CompletableFuture<@Nullable Object> holdUntilComplete(CompletionStage<?> stage, LockHandle handle) {
         CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();
@@ -54,31 +53,7 @@ final class AsyncRelease {
                 returned.complete(value);
             }
         }, RELEASES);
-        returned.whenComplete((value, error) -> {
-            if (returned.isCancelled()) {
-                cancel(stage);
-                RELEASES.execute(() -> releaseQuietly(handle));
-            }
-        });
         return returned;
-    }
-
-    private static void cancel(CompletionStage<?> stage) {
-        try {
-            stage.toCompletableFuture().cancel(true);
-        }
-        catch (UnsupportedOperationException ex) {
-            // A stage that cannot be cancelled keeps running; the lock is released anyway, as for any cancel.
-        }
-    }
-
-    private static void releaseQuietly(LockHandle handle) {
-        try {
-            handle.unlock();
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Releasing lock '{}' after cancellation failed", handle.name(), ex);
-        }
     }
 
     private static Executor releaseExecutor() {

@@ -266,10 +266,17 @@ class DistributedLockTests {
                     .withRootCauseInstanceOf(IllegalStateException.class);
             assertThat(isFree(service, "async")).isTrue();
 
-            CompletableFuture<String> never = new CompletableFuture<>();
-            CompletableFuture<String> cancelled = async.later(never, seenInside);
+            // Cancelling the returned future (WebFlux does on a client disconnect) does not stop the method's own
+            // work, so the lock stays held until that work completes.
+            CompletableFuture<String> work = new CompletableFuture<>();
+            CompletableFuture<String> cancelled = async.later(work, seenInside);
             assertThat(isFree(service, "async")).isFalse();
-            cancelled.cancel(true);
+            assertThat(cancelled.cancel(true)).isTrue();
+            assertThat(cancelled).isCancelled();
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                    .until(() -> !isFree(service, "async"));
+            assertThat(work).as("the method's own work is not cut short").isNotDone();
+            work.complete("late");
             await().atMost(Duration.ofSeconds(5)).until(() -> isFree(service, "async"));
 
             CompletableFuture<String> stageGate = new CompletableFuture<>();
