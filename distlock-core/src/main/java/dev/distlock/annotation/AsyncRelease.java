@@ -3,7 +3,7 @@ package dev.distlock.annotation;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,11 +14,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * Holds a lock until a returned {@code CompletionStage} completes and releases it on a distlock thread: a release
  * waits for the store, and the thread that completes a stage may be a client's event loop that must never block
- * (it could even be the one that has to deliver the release's own reply).
+ * (it could even be the one that has to deliver the release's own reply). Only when {@value #RELEASE_THREADS}
+ * releases are running and {@value #RELEASE_QUEUE} wait does the completing thread run one itself.
  */
 final class AsyncRelease {
 
-    /** Threads exist only while releases are in flight; idle ones end after a minute. */
+    /** Releases that run at once, each on a thread of its own. */
+    static final int RELEASE_THREADS = 4;
+
+    /** Releases that wait for a thread; when they are this many, the completing thread runs the next one itself. */
+    static final int RELEASE_QUEUE = 4096;
+
+    /** Threads exist only while releases are in flight; idle ones end after a minute. Bounded, see below. */
     private static final Executor RELEASES = releaseExecutor();
 
     private AsyncRelease() {
@@ -56,14 +63,20 @@ final class AsyncRelease {
         return returned;
     }
 
+    /**
+     * A few threads and a bounded queue: a release blocks for up to {@code distlock.command-timeout} while the store
+     * is slow, and a thread per release would mean thousands of threads then. When the queue is full, the thread
+     * completing the stage runs the release itself, which slows the producer down and never drops a release.
+     */
     private static Executor releaseExecutor() {
         AtomicInteger count = new AtomicInteger();
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-                new SynchronousQueue<>(), runnable -> {
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(RELEASE_THREADS, RELEASE_THREADS, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(RELEASE_QUEUE), runnable -> {
                     Thread thread = new Thread(runnable, "distlock-release-" + count.incrementAndGet());
                     thread.setDaemon(true);
                     return thread;
-                });
+                }, new ThreadPoolExecutor.CallerRunsPolicy());
+        executor.allowCoreThreadTimeOut(true);
         return executor;
     }
 }

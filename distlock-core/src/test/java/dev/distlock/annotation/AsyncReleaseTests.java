@@ -1,0 +1,122 @@
+package dev.distlock.annotation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.LockHandle;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The releases of locked {@code CompletableFuture} methods run on a bounded pool: a few threads and a bounded
+ * queue, beyond which the thread that completes the stage runs the release itself (back-pressure). No release is
+ * ever dropped, however many stages complete while the store is slow.
+ */
+class AsyncReleaseTests {
+
+    @Test
+    void releasesWhileTheStoreIsSlowUseAFewThreadsAQueueAndThenTheCompletingThread() throws Exception {
+        Releases releases = new Releases();
+        int total = AsyncRelease.RELEASE_THREADS + AsyncRelease.RELEASE_QUEUE + 1;
+        List<CompletableFuture<@Nullable Object>> returned = new ArrayList<>();
+        List<CompletableFuture<String>> stages = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            CompletableFuture<String> stage = new CompletableFuture<>();
+            stages.add(stage);
+            returned.add(AsyncRelease.holdUntilComplete(stage, releases.handle("l" + i)));
+        }
+        // The store hangs: the pool's threads block in their releases, the next ones queue up.
+        for (int i = 0; i < total - 1; i++) {
+            stages.get(i).complete("v");
+        }
+        assertThat(releases.blocked.await(10, TimeUnit.SECONDS)).as("every pool thread is busy").isTrue();
+        assertThat(releases.onCaller).hasValue(0);
+        // Pool and queue are full: the thread completing the last stage runs its release itself.
+        stages.get(total - 1).complete("v");
+        assertThat(releases.onCaller).hasValue(1);
+        assertThat(returned.get(total - 1)).isCompletedWithValue("v");
+
+        releases.storeAnswers.countDown();
+        CompletableFuture.allOf(returned.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        assertThat(releases.unlocked).as("no release was dropped").hasValue(total);
+        assertThat(releases.maxConcurrent.get()).isLessThanOrEqualTo(AsyncRelease.RELEASE_THREADS + 1);
+        assertThat(releases.maxConcurrentOnPool.get()).isEqualTo(AsyncRelease.RELEASE_THREADS);
+    }
+
+    /** Handles whose release blocks, on distlock's release threads, until the store answers. */
+    static final class Releases {
+
+        final CountDownLatch storeAnswers = new CountDownLatch(1);
+
+        final CountDownLatch blocked = new CountDownLatch(AsyncRelease.RELEASE_THREADS);
+
+        final AtomicInteger active = new AtomicInteger();
+
+        final AtomicInteger activeOnPool = new AtomicInteger();
+
+        final AtomicInteger maxConcurrent = new AtomicInteger();
+
+        final AtomicInteger maxConcurrentOnPool = new AtomicInteger();
+
+        final AtomicInteger onCaller = new AtomicInteger();
+
+        final AtomicInteger unlocked = new AtomicInteger();
+
+        final Thread test = Thread.currentThread();
+
+        LockHandle handle(String name) {
+            return new LockHandle() {
+
+                @Override
+                public String name() {
+                    return name;
+                }
+
+                @Override
+                public long fencingToken() {
+                    return 1;
+                }
+
+                @Override
+                public boolean isHeld() {
+                    return true;
+                }
+
+                @Override
+                public void unlock() {
+                    maxConcurrent.accumulateAndGet(active.incrementAndGet(), Math::max);
+                    try {
+                        if (Thread.currentThread() == test) {
+                            onCaller.incrementAndGet();
+                        }
+                        else {
+                            maxConcurrentOnPool.accumulateAndGet(activeOnPool.incrementAndGet(), Math::max);
+                            blocked.countDown();
+                            awaitStore();
+                            activeOnPool.decrementAndGet();
+                        }
+                        unlocked.incrementAndGet();
+                    }
+                    finally {
+                        active.decrementAndGet();
+                    }
+                }
+            };
+        }
+
+        private void awaitStore() {
+            try {
+                storeAnswers.await(30, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
