@@ -7,12 +7,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.spi.HeldLockInfo;
 
 /**
  * The leases this instance holds, from acquisition until release, loss or expiry: what the actuator lists, what a
- * graceful shutdown waits for, and what is released when the service closes.
+ * graceful shutdown waits for, and what is released when the service closes. It also counts the acquisitions in
+ * flight, whose lease is not here yet: the service is idle only when there are none either.
  */
 final class HeldLeases {
 
@@ -20,15 +22,37 @@ final class HeldLeases {
 
     private final Object idle = new Object();
 
+    /** Acquisitions between their start and their end (a lease added here, or a failure). */
+    private final AtomicInteger acquiring = new AtomicInteger();
+
     void add(LeaseHandle handle) {
         held.add(handle);
     }
 
     void remove(LeaseHandle handle) {
-        if (held.remove(handle) && held.isEmpty()) {
-            synchronized (idle) {
-                idle.notifyAll();
-            }
+        if (held.remove(handle) && isIdle()) {
+            wakeIdleWaiters();
+        }
+    }
+
+    /** An acquisition starts; must be paired with {@link #acquisitionEnded()}, after {@link #add} if acquired. */
+    void acquisitionStarted() {
+        acquiring.incrementAndGet();
+    }
+
+    void acquisitionEnded() {
+        if (acquiring.decrementAndGet() == 0 && isIdle()) {
+            wakeIdleWaiters();
+        }
+    }
+
+    private boolean isIdle() {
+        return held.isEmpty() && acquiring.get() == 0;
+    }
+
+    private void wakeIdleWaiters() {
+        synchronized (idle) {
+            idle.notifyAll();
         }
     }
 
@@ -56,12 +80,12 @@ final class HeldLeases {
 
     /**
      * @param timeout how long to wait at most
-     * @return true when nothing is held (any more)
+     * @return true when nothing is held (any more) and no acquisition is in flight
      */
     boolean awaitEmpty(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (idle) {
-            while (!held.isEmpty()) {
+            while (!isIdle()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
@@ -71,7 +95,7 @@ final class HeldLeases {
                 }
                 catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
-                    return held.isEmpty();
+                    return isIdle();
                 }
             }
         }

@@ -29,6 +29,9 @@ final class LocalHandOff {
 
     private final long maxNanos;
 
+    /** Set from the start of the shutdown: a lease left for a local thread then might never be released. */
+    private volatile boolean stopped;
+
     LocalHandOff(LockStore store, int maxCount, Duration maxTime) {
         this.enabled = store.tokensFollowClock() && maxCount > 0 && !maxTime.isZero();
         this.maxCount = maxCount;
@@ -43,7 +46,7 @@ final class LocalHandOff {
      */
     boolean offer(LeaseHandle releasing) {
         LocalQueues.Entry entry = releasing.localEntry();
-        if (!enabled || !eligible(releasing.request()) || !entry.permit.hasQueuedThreads()
+        if (!enabled || stopped || !eligible(releasing.request()) || !entry.permit.hasQueuedThreads()
                 || releasing.pastDeadline(System.nanoTime())) {
             return false;
         }
@@ -52,6 +55,11 @@ final class LocalHandOff {
         }
         entry.transfer(releasing);
         return true;
+    }
+
+    /** From now on every release goes to the store: the service is shutting down. */
+    void stop() {
+        stopped = true;
     }
 
     /**

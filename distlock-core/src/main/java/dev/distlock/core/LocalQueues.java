@@ -77,6 +77,17 @@ final class LocalQueues {
         LockSupport.unpark(competitor);
     }
 
+    /** Wakes every thread waiting in the store, so that it sees at once that the service is shutting down. */
+    void wakeAll() {
+        for (Entry entry : entries.values()) {
+            Thread competitor = entry.competitor;
+            if (competitor != null) {
+                entry.wakeNow = true;
+                LockSupport.unpark(competitor);
+            }
+        }
+    }
+
     /** @return the number of lock names with local state (for tests: stays flat) */
     int size() {
         return entries.size();

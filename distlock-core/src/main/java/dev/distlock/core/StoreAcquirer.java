@@ -51,6 +51,14 @@ final class StoreAcquirer {
                 return null;
             }
             try {
+                if (!service.accepting()) {
+                    // Queued behind a holder when the shutdown began: give up, and pass the failure down the queue.
+                    LeaseHandle left = entry.takeTransfer();
+                    if (left != null) {
+                        service.releaseToStore(left);
+                    }
+                    throw StoreLockService.shuttingDown(request.name());
+                }
                 handle = handOff.take(entry, request, service::releaseToStore);
                 if (handle == null) {
                     handle = compete(request, entry, deadline);
@@ -79,6 +87,12 @@ final class StoreAcquirer {
         try {
             boolean retry = false;
             while (true) {
+                if (!service.accepting()) {
+                    if (retry) {
+                        store.cancel(request);
+                    }
+                    throw StoreLockService.shuttingDown(request.name());
+                }
                 long sent = System.nanoTime();
                 Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
                 if (attempt.isAcquired()) {

@@ -55,6 +55,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private final LeaseEndings endings;
 
+    private final LocalHandOff handOff;
+
+    /** How long the shutdown waits for acquisitions still in flight once it released every lock. */
+    private static final Duration ACQUISITIONS_GRACE = Duration.ofSeconds(5);
+
     private volatile boolean accepting = true;
 
     private boolean closed;
@@ -69,7 +74,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         this.config = Objects.requireNonNull(config, "config");
         this.listener = listener instanceof CompositeLockListener ? listener
                 : CompositeLockListener.of(List.of(listener));
-        LocalHandOff handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
+        this.handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
         this.acquirer = new StoreAcquirer(this, store, queues, handOff);
         this.endings = new LeaseEndings(store, config.onLeaseLost(), this.listener, held, this::stopRenewing,
                 handOff);
@@ -110,9 +115,20 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         if (reentered != null) {
             return Optional.of(reentered);
         }
-        if (!accepting) {
-            throw new LockUnavailableException("The lock service is shutting down; lock '" + name + "' not taken");
+        // Counted before the check, so that a shutdown either is seen here or waits for this acquisition to end.
+        held.acquisitionStarted();
+        try {
+            if (!accepting) {
+                throw shuttingDown(name);
+            }
+            return Optional.ofNullable(acquire(name, options));
         }
+        finally {
+            held.acquisitionEnded();
+        }
+    }
+
+    private @Nullable LeaseHandle acquire(String name, LockOptions options) {
         LockRequest request = new LockRequest(name, options.type(), OwnerTokens.next(),
                 options.waitTime().orElse(config.waitTime()), options.leaseTime().orElse(config.leaseTime()),
                 options.leaseTime().isEmpty());
@@ -130,7 +146,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         if (handle == null) {
             listener.acquireFinished(name, context, AcquireResult.TIMEOUT, waited, null, null);
             log.debug("Lock '{}' not acquired within {} ms", name, request.waitTime().toMillis());
-            return Optional.empty();
+            return null;
         }
         held.add(handle);
         if (request.watchdog() && store.leasesExpire()) {
@@ -142,7 +158,16 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         listener.acquireFinished(name, context, AcquireResult.ACQUIRED, waited, handle, null);
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
                 waited / 1000);
-        return Optional.of(handle);
+        return handle;
+    }
+
+    /** @return whether new acquisitions are taken: false from the start of the shutdown */
+    boolean accepting() {
+        return accepting;
+    }
+
+    static LockUnavailableException shuttingDown(String name) {
+        return new LockUnavailableException("The lock service is shutting down; lock '" + name + "' not taken");
     }
 
     /** @return a reentrant hold when this call chain holds the name in a scope, else {@code null} */
@@ -226,12 +251,18 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
      */
     public boolean awaitIdle(Duration timeout) {
         accepting = false;
+        // A lease handed to a queued thread now might be taken after the last release of the shutdown: none any more.
+        handOff.stop();
+        // Threads waiting in the store give up now; those queued behind them follow one by one.
+        queues.wakeAll();
         return held.awaitEmpty(timeout);
     }
 
     /**
      * Graceful shutdown: {@link #awaitIdle(Duration) waits} up to the grace period for locked work to finish, then
      * stops the watchdog, releases every lock still held (logged at WARN) and closes the store. Idempotent.
+     * Threads of this JVM still waiting for a lock fail with {@link LockUnavailableException}; none is handed a
+     * lock that the shutdown would then leave in the store.
      *
      * @param grace how long running work may still take
      */
@@ -246,6 +277,16 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
             closed = true;
         }
         watchdog.stop();
+        releaseHeld();
+        // Releasing frees the threads queued behind those locks, which fail; an attempt already sent to the store
+        // ends within its command timeout. A lease granted meanwhile is released here, before the store closes.
+        if (!held.awaitEmpty(ACQUISITIONS_GRACE)) {
+            releaseHeld();
+        }
+        store.close();
+    }
+
+    private void releaseHeld() {
         for (LeaseHandle handle : held.snapshot()) {
             try {
                 release(handle);
@@ -254,7 +295,6 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
                 log.debug("Release at shutdown failed for lock '{}'", handle.name(), ex);
             }
         }
-        store.close();
     }
 
     /** Stops the watchdog, releases every lock still held and closes the store: {@code shutdown(Duration.ZERO)}. */
