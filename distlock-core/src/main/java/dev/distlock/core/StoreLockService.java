@@ -57,6 +57,9 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private final LocalHandOff handOff;
 
+    /** The longest wait (about 73 years): longer ones are taken as this, i.e. as waiting for good. */
+    static final Duration MAX_WAIT = Duration.ofNanos(Long.MAX_VALUE / 4);
+
     /** How long the shutdown waits for acquisitions still in flight once it released every lock. */
     private static final Duration ACQUISITIONS_GRACE = Duration.ofSeconds(5);
 
@@ -130,8 +133,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private @Nullable LeaseHandle acquire(String name, LockOptions options) {
         LockRequest request = new LockRequest(name, options.type(), OwnerTokens.next(),
-                options.waitTime().orElse(config.waitTime()), options.leaseTime().orElse(config.leaseTime()),
-                options.leaseTime().isEmpty());
+                atMostMaxWait(options.waitTime().orElse(config.waitTime())),
+                options.leaseTime().orElse(config.leaseTime()), options.leaseTime().isEmpty());
         long start = System.nanoTime();
         Object context = listener.acquireStarted(name);
         LeaseHandle handle;
@@ -159,6 +162,15 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
                 waited / 1000);
         return handle;
+    }
+
+    /**
+     * "Forever" may be written as a huge wait: one too long for nanoseconds would overflow the deadline (an
+     * {@code ArithmeticException} after the listeners were told the acquisition started), so waits are capped at
+     * {@link #MAX_WAIT}, which still differs from {@link System#nanoTime()} without overflow.
+     */
+    private static Duration atMostMaxWait(Duration wait) {
+        return wait.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait;
     }
 
     /** @return whether new acquisitions are taken: false from the start of the shutdown */
