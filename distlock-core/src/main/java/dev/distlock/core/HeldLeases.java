@@ -20,6 +20,13 @@ final class HeldLeases {
 
     private final Set<LeaseHandle> held = ConcurrentHashMap.newKeySet();
 
+    /**
+     * The held lease of each owner token, for the loss reports of session-bound stores: one per lease on a session
+     * loss, so a scan each would be quadratic. A lease handed to the next local thread keeps its owner token; the
+     * newer handle replaces the older one here, and the older one's removal leaves it.
+     */
+    private final ConcurrentHashMap<String, LeaseHandle> byOwner = new ConcurrentHashMap<>();
+
     private final Object idle = new Object();
 
     /** Acquisitions between their start and their end (a lease added here, or a failure). */
@@ -27,9 +34,11 @@ final class HeldLeases {
 
     void add(LeaseHandle handle) {
         held.add(handle);
+        byOwner.put(handle.request().ownerToken(), handle);
     }
 
     void remove(LeaseHandle handle) {
+        byOwner.remove(handle.request().ownerToken(), handle);
         if (held.remove(handle) && isIdle()) {
             wakeIdleWaiters();
         }
@@ -58,7 +67,7 @@ final class HeldLeases {
 
     /** @return the held lease of that owner token, if any */
     Optional<LeaseHandle> byOwner(String ownerToken) {
-        return held.stream().filter(h -> h.request().ownerToken().equals(ownerToken)).findFirst();
+        return Optional.ofNullable(byOwner.get(ownerToken));
     }
 
     List<LeaseHandle> snapshot() {
