@@ -1,0 +1,120 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static dev.distlock.jdbc.JdbcLockStoreTests.lease;
+import static dev.distlock.jdbc.JdbcLockStoreTests.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The lock table stays bounded, as Redis keys expire: rows of names released or expired longer ago than the row
+ * retention are deleted by the store's own sweeps, a held lock's row never is, and fencing tokens keep increasing
+ * across the deletion and re-creation of a row — also for a row whose token ran ahead of the database clock (a
+ * clock that went back, a restored backup), which the sweeps keep until the clock has passed it. On H2 and
+ * PostgreSQL, with a retention of 1.5 s (the shortest allowed for a 500 ms command timeout is above 1 s).
+ */
+class JdbcRowSweepTests {
+
+    private static final String TABLE = "sweep_lock";
+
+    private static final Duration RETENTION = Duration.ofMillis(1_500);
+
+    private static final StoreEvents NO_EVENTS = new StoreEvents() {
+        @Override
+        public void released(String name, String handedTo, long reservedMillis) {
+        }
+
+        @Override
+        public void leaseLost(String ownerToken) {
+        }
+    };
+
+    private static JdbcLockStore startedStore(TestDatabase database) {
+        JdbcLockStore store = new JdbcLockStore(database.pool(2), JdbcLockConfig.defaults().withTableName(TABLE)
+                .withCommandTimeout(Duration.ofMillis(500)).withRowRetention(RETENTION));
+        store.start(NO_EVENTS);
+        return store;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void rowsOfManyFreeNamesAreDeletedAfterTheRetentionButAHeldLocksRowNever(String name) throws Exception {
+        try (TestDatabase database = TestDatabase.of(name)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                LockRequest held = request("held", "holder", 60_000);
+                Lease heldLease = lease(held, store.attempt(held, 0, false).fencingToken());
+                for (int i = 0; i < 300; i++) {
+                    LockRequest request = request("entity:" + i, "owner-" + i, 60_000);
+                    store.release(lease(request, store.attempt(request, 0, false).fencingToken()));
+                }
+                List<Lease> expiring = new ArrayList<>();
+                for (int i = 0; i < 20; i++) { // taken and never released: their leases expire
+                    LockRequest request = request("crashed:" + i, "gone-" + i, 100);
+                    expiring.add(lease(request, store.attempt(request, 0, false).fencingToken()));
+                }
+                assertThat(rows(database)).isEqualTo(321L);
+
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(rows(database))
+                        .as("only the held lock's row is left").isEqualTo(1L));
+                assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "held"))
+                        .isEqualTo("holder");
+                assertThat(store.sweep()).as("a sweep now deletes nothing more").isZero();
+                assertThat(store.renew(List.of(heldLease))).containsExactly(RenewalResult.RENEWED);
+                assertThat(store.release(heldLease)).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(store.release(expiring.get(0))).as("an expired lease stays expired after its row went")
+                        .isEqualTo(ReleaseResult.EXPIRED);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void tokensKeepIncreasingWhenARowIsDeletedAndCreatedAgain(String name) throws Exception {
+        try (TestDatabase database = TestDatabase.of(name)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                long first = lockAndRelease(store, "again", "a");
+                long ahead = lockAndRelease(store, "ahead", "a");
+                // As if the database clock had gone back by an hour since this token was issued.
+                long aheadOfClock = ahead + Duration.ofHours(1).toNanos() / 1_000;
+                assertThat(database.update("UPDATE " + TABLE + " SET fencing_token = " + aheadOfClock
+                        + " WHERE lock_name = 'ahead'")).isOne();
+
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(database.queryValue(
+                        "SELECT COUNT(*) FROM " + TABLE + " WHERE lock_name = ?", "again")).isEqualTo(0L));
+                Object kept = database.queryValue("SELECT fencing_token FROM " + TABLE + " WHERE lock_name = ?",
+                        "ahead");
+                assertThat(kept).as("a row whose token is ahead of the clock is kept").isNotNull();
+                assertThat(((Number) kept).longValue()).isEqualTo(aheadOfClock);
+
+                assertThat(lockAndRelease(store, "again", "b")).as("the re-created row continues above the old one")
+                        .isGreaterThan(first);
+                assertThat(lockAndRelease(store, "ahead", "b")).isGreaterThan(aheadOfClock);
+            }
+        }
+    }
+
+    private static long lockAndRelease(JdbcLockStore store, String name, String owner) {
+        LockRequest request = request(name, owner, 60_000);
+        long token = store.attempt(request, 0, false).fencingToken();
+        assertThat(token).isPositive();
+        assertThat(store.release(lease(request, token))).isEqualTo(ReleaseResult.RELEASED);
+        return token;
+    }
+
+    private static long rows(TestDatabase database) throws Exception {
+        return ((Number) database.queryValue("SELECT COUNT(*) FROM " + TABLE, null)).longValue();
+    }
+}
