@@ -21,8 +21,9 @@ import static org.awaitility.Awaitility.await;
  * The lock table stays bounded, as Redis keys expire: rows of names released or expired longer ago than the row
  * retention are deleted by the store's own sweeps, a held lock's row never is, and fencing tokens keep increasing
  * across the deletion and re-creation of a row — also for a row whose token ran ahead of the database clock (a
- * clock that went back, a restored backup), which the sweeps keep until the clock has passed it. On H2 and
- * PostgreSQL, with a retention of 1.5 s (the shortest allowed for a 500 ms command timeout is above 1 s).
+ * clock that went back, a restored backup), which the sweeps keep until the clock has passed it. On H2 (also in its
+ * PostgreSQL mode, as the sample application runs it) and PostgreSQL, with a retention of 1.5 s (the shortest
+ * allowed for a 500 ms command timeout is above 1 s).
  */
 class JdbcRowSweepTests {
 
@@ -48,7 +49,7 @@ class JdbcRowSweepTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL })
     void rowsOfManyFreeNamesAreDeletedAfterTheRetentionButAHeldLocksRowNever(String name) throws Exception {
         try (TestDatabase database = TestDatabase.of(name)) {
             database.createTable(TABLE);

@@ -20,6 +20,8 @@ final class TestDatabase implements AutoCloseable {
     /** The databases, by the name a parameterized test passes. */
     static final String H2 = "h2";
 
+    static final String H2_POSTGRESQL_MODE = "h2-postgresql-mode";
+
     static final String POSTGRESQL = "postgresql";
 
     private final String name;
@@ -37,13 +39,14 @@ final class TestDatabase implements AutoCloseable {
     }
 
     /**
-     * @param name {@link #H2} or {@link #POSTGRESQL}
+     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE} or {@link #POSTGRESQL}
      * @return the database
      * @throws org.opentest4j.TestAbortedException for PostgreSQL on a machine without its binaries
      */
     static TestDatabase of(String name) {
         return switch (name) {
-            case H2 -> new TestDatabase(name, new H2TestServer(""), null);
+            case H2 -> new TestDatabase(H2, new H2TestServer(""), null);
+            case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL"), null);
             case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
