@@ -1,9 +1,17 @@
 package dev.distlock.jdbc;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
@@ -103,6 +111,59 @@ class JdbcRowSweepTests {
                 assertThat(lockAndRelease(store, "again", "b")).as("the re-created row continues above the old one")
                         .isGreaterThan(first);
                 assertThat(lockAndRelease(store, "ahead", "b")).isGreaterThan(aheadOfClock);
+            }
+        }
+    }
+
+    /**
+     * The race of a sweep with an acquire of the same row, held still: the acquire has updated a long-expired row
+     * but not committed yet, and the sweep, which chose that row, waits for it. Once the acquire commits, the sweep
+     * must re-check and keep the row (PostgreSQL re-checks only the outer condition of the delete; H2 the whole
+     * one); deleting it would let a second caller take a lock that is held.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void aSweepThatRacesAnAcquireOfTheSameRowKeepsIt(String name) throws Exception {
+        try (TestDatabase database = TestDatabase.of(name)) {
+            database.createTable(TABLE);
+            HikariDataSource pool = database.pool(2);
+            try (JdbcLockStore store = new JdbcLockStore(pool, JdbcLockConfig.defaults().withTableName(TABLE)
+                    .withCommandTimeout(Duration.ofSeconds(10)))) {
+                // Two rows whose lease ended two hours ago (a minute of retention is long over).
+                for (String row : List.of("raced", "idle")) {
+                    assertThat(database.update("INSERT INTO " + TABLE + " VALUES ('" + row + "', NULL, CAST(EXTRACT("
+                            + "EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT) - 7200000000, CURRENT_TIMESTAMP - "
+                            + "INTERVAL '2' HOUR)")).isOne();
+                }
+                ExecutorService sweeper = Executors.newSingleThreadExecutor();
+                try (Connection acquirer = pool.getConnection()) {
+                    acquirer.setAutoCommit(false);
+                    LockSql sql = new LockSql(TABLE, LockSql.Dialect.of(acquirer.getMetaData()
+                            .getDatabaseProductName()));
+                    try (PreparedStatement acquire = acquirer.prepareStatement(sql.acquire())) {
+                        acquire.setString(1, "raced");
+                        acquire.setString(2, "holder");
+                        acquire.setLong(3, 60_000);
+                        try (ResultSet granted = acquire.executeQuery()) {
+                            assertThat(granted.next()).as("the acquire took the expired row").isTrue();
+                        }
+                    }
+                    Future<Integer> sweep = sweeper.submit(store::sweep);
+                    await().atMost(Duration.ofSeconds(5)).until(() -> ((Number) database.queryValue(
+                            name.equals(TestDatabase.POSTGRESQL)
+                                    ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                    : "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL",
+                            null)).longValue() > 0);
+                    acquirer.commit();
+                    assertThat(sweep.get(10, TimeUnit.SECONDS)).as("only the idle row went").isOne();
+                }
+                finally {
+                    sweeper.shutdown();
+                }
+                assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "raced"))
+                        .isEqualTo("holder");
+                assertThat(store.attempt(request("raced", "second", 60_000), 0, false).isAcquired())
+                        .as("no second holder").isFalse();
             }
         }
     }

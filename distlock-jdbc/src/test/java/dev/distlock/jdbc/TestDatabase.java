@@ -45,8 +45,10 @@ final class TestDatabase implements AutoCloseable {
      */
     static TestDatabase of(String name) {
         return switch (name) {
-            case H2 -> new TestDatabase(H2, new H2TestServer(""), null);
-            case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL"), null);
+            // A lock wait as long as PostgreSQL's (H2's default gives up after 2 s).
+            case H2 -> new TestDatabase(H2, new H2TestServer(";LOCK_TIMEOUT=10000"), null);
+            case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL;LOCK_TIMEOUT=10000"),
+                    null);
             case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
