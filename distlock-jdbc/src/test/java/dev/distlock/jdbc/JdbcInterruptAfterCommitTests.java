@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +28,8 @@ import static org.awaitility.Awaitility.await;
  * An interrupt that reaches the caller after its acquire committed, but before the call thread handed the result
  * over, must not drop the grant: the caller either gets the lock or the grant is undone. Otherwise the row stays
  * owned by a request nobody holds, and every other caller is locked out for a whole lease. The window is held open
- * by a connection whose return to the pool (which comes after the commit) waits for the test.
+ * by a connection whose return to the pool (which comes after the commit) waits for the test. Likewise a failure to
+ * return that connection must neither fail nor repeat the committed call.
  */
 class JdbcInterruptAfterCommitTests {
 
@@ -76,6 +78,46 @@ class JdbcInterruptAfterCommitTests {
                 }
             }
         }
+    }
+
+    /**
+     * The same window seen from the other side: returning the connection fails after the acquire committed. The
+     * grant must be delivered, and stay in the table: not turned into a failure (the row would stay owned by
+     * nobody) nor run again on another connection, which found the call already done and undid the grant behind
+     * the caller's back.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void aFailureToReturnTheConnectionAfterTheCommitStillDeliversTheGrant(String name) throws Exception {
+        try (TestDatabase database = TestDatabase.of(name)) {
+            database.createTable(TABLE);
+            DataSource dataSource = firstCloseFails(database.pool(2));
+            try (JdbcLockStore store = new JdbcLockStore(dataSource, JdbcLockConfig.defaults().withTableName(TABLE)
+                    .withCommandTimeout(Duration.ofSeconds(5)))) {
+                Attempt attempt = store.attempt(request("returned", "owner-a", 60_000), 0, false);
+                assertThat(attempt.isAcquired()).isTrue();
+                assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?",
+                        "returned")).as("still held by the caller").isEqualTo("owner-a");
+            }
+        }
+    }
+
+    /** A data source whose first connection goes back to the pool but reports it broken ({@code 08006}). */
+    private static DataSource firstCloseFails(DataSource target) {
+        AtomicBoolean first = new AtomicBoolean(true);
+        return proxy(DataSource.class, (proxy, method, args) -> {
+            Object result = method.invoke(target, args);
+            if (!(result instanceof Connection connection) || !first.getAndSet(false)) {
+                return result;
+            }
+            return proxy(Connection.class, (p, m, a) -> {
+                Object value = m.invoke(connection, a);
+                if (m.getName().equals("close")) {
+                    throw new SQLException("Connection reset while returning it", "08006");
+                }
+                return value;
+            });
+        });
     }
 
     /** A data source whose first connection, once closed (after its work committed), waits before going back. */
