@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * answering, so the work runs on a thread of this class while the caller waits at most the timeout: then it gets a
  * {@link LockUnavailableException} (fail closed) and the work, if it still runs, is told that nobody waits for it.
  * Work that was given up before it began is skipped; work that finished after it was given up is undone (an
- * acquire that succeeded too late is released), so a timed-out caller leaves nothing held.
+ * acquire that succeeded too late is released), so a timed-out caller leaves nothing held. The same holds for a
+ * caller that is interrupted while it waits, also when the work had already committed and only the hand-over of its
+ * result was missing: that work is undone on a call thread, never silently dropped.
  * <p>
  * The connections come from the application's {@link DataSource} and are never bound to the caller's transaction:
  * each call commits on its own.
@@ -122,28 +124,44 @@ final class BoundedCalls implements AutoCloseable {
                 throw new LockUnavailableException("The database did not " + what + " within distlock."
                         + "command-timeout (" + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms)", ex);
             }
-            return finished(future, what); // it finished just now
+            return task.result(); // it finished just now; no second wait that an interrupt could break
         }
         catch (ExecutionException ex) {
             throw failure(what, ex.getCause() != null ? ex.getCause() : ex);
         }
         catch (InterruptedException ex) {
-            task.giveUp();
             Thread.currentThread().interrupt();
+            if (!task.giveUp() && undo != null) {
+                // The work committed before the interrupt came but its result was not handed over yet: undo it
+                // (an acquire: release it), as for a caller that timed out, or nobody would hold what it took.
+                undoLater(what, undo, task.result());
+            }
             throw new LockUnavailableException("Interrupted while waiting for the database to " + what, ex);
         }
     }
 
-    private <T> T finished(Future<T> future, String what) {
+    /** Undoes committed work on a call thread of its own: the interrupted caller does not wait for the database. */
+    private <T> void undoLater(String what, Undo<T> undo, T result) {
         try {
-            return future.get();
+            executor.execute(() -> {
+                try (Connection connection = dataSource.getConnection()) {
+                    undo(undo, connection, result, connection.getAutoCommit());
+                }
+                catch (SQLException | RuntimeException ex) {
+                    log.debug("Could not undo '{}' of an interrupted caller (its lease will expire)", what, ex);
+                }
+            });
         }
-        catch (ExecutionException ex) {
-            throw failure(what, ex.getCause() != null ? ex.getCause() : ex);
+        catch (RejectedExecutionException ex) {
+            log.debug("Could not undo '{}' of an interrupted caller (its lease will expire)", what, ex);
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException("Interrupted while waiting for the database to " + what, ex);
+    }
+
+    private static <T> void undo(Undo<T> undo, Connection connection, T result, boolean autoCommit)
+            throws SQLException {
+        undo.undo(connection, result);
+        if (!autoCommit) {
+            connection.commit();
         }
     }
 
@@ -176,15 +194,27 @@ final class BoundedCalls implements AutoCloseable {
 
         private final AtomicInteger state = new AtomicInteger(WAITING);
 
+        /** The work's result, set before the state becomes {@code DONE} (so visible to whoever sees it DONE). */
+        private volatile @Nullable T result;
+
         Task(Work<T> work, @Nullable Undo<T> undo, long deadline) {
             this.work = work;
             this.undo = undo;
             this.deadline = deadline;
         }
 
-        /** @return true when the caller gave up before the work finished (else the result is there) */
+        /** @return true when the caller gave up before the work finished (else {@link #result()} is there) */
         boolean giveUp() {
             return state.compareAndSet(WAITING, GIVEN_UP) || state.get() == GIVEN_UP;
+        }
+
+        /** @return the result of work that finished ({@link #giveUp()} returned false) */
+        T result() {
+            T done = result;
+            if (state.get() != DONE || done == null) {
+                throw new IllegalStateException("No result: the work has not finished");
+            }
+            return done;
         }
 
         /**
@@ -199,6 +229,12 @@ final class BoundedCalls implements AutoCloseable {
                     return callOnce();
                 }
                 catch (SQLException ex) {
+                    if (state.get() == DONE) {
+                        // Only returning the connection failed: the work committed and the caller may have its
+                        // result already; neither fail nor repeat it.
+                        log.debug("Could not return a connection after a lock call", ex);
+                        return result;
+                    }
                     if (!ConnectionPools.isBroken(ex) || tries >= MAX_TRIES || deadline - System.nanoTime() <= 0
                             || state.get() == GIVEN_UP) {
                         throw ex;
@@ -231,6 +267,7 @@ final class BoundedCalls implements AutoCloseable {
                     }
                     throw ex;
                 }
+                this.result = result;
                 Undo<T> undo = this.undo;
                 if (!state.compareAndSet(WAITING, DONE) && undo != null && result != null) {
                     undoLate(undo, connection, result, autoCommit);
@@ -252,10 +289,7 @@ final class BoundedCalls implements AutoCloseable {
 
         private void undoLate(Undo<T> undo, Connection connection, T result, boolean autoCommit) {
             try {
-                undo.undo(connection, result);
-                if (!autoCommit) {
-                    connection.commit();
-                }
+                undo(undo, connection, result, autoCommit);
                 log.debug("Undid a lock call whose caller had stopped waiting");
             }
             catch (SQLException | RuntimeException ex) {

@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * caller's work runs.</li>
  * <li>A busy answer asks the engine to try again after a back-off that grows with the time already waited (polling:
  * there is no release notification between nodes; threads of one JVM are handed the lock locally by the engine).</li>
- * <li>A release is one owner-checked {@code UPDATE} that clears the owner and keeps the row, so the next token is
- * above the last one whatever happens to the JVMs. One row per lock name stays in the table.</li>
+ * <li>A release is one owner-checked {@code UPDATE} that clears the owner and ends the lease; the row stays for
+ * the row retention ({@link JdbcLockConfig#rowRetention()}), then a {@link RowSweeper} deletes it, so the table holds
+ * the names locked recently rather than every name ever locked. A name locked again after its row was deleted gets
+ * a token from the database clock, which the sweep condition keeps above the deleted row's last token.</li>
  * <li>Renewals are one JDBC batch of owner-checked {@code UPDATE}s per {@value #RENEW_BATCH} leases, in one
  * transaction, in lock-name order (two nodes' batches never wait for each other in a cycle).</li>
  * <li>Every call is bounded by {@code distlock.command-timeout}, getting a connection included
@@ -69,6 +71,8 @@ public class JdbcLockStore implements LockStore {
 
     private final BoundedCalls calls;
 
+    private final RowSweeper sweeper;
+
     private volatile @Nullable LockSql sql;
 
     /**
@@ -79,6 +83,7 @@ public class JdbcLockStore implements LockStore {
         this.dataSource = dataSource;
         this.config = config;
         this.calls = new BoundedCalls(dataSource, config.commandTimeout().toNanos());
+        this.sweeper = new RowSweeper(this::deleteExpiredRows, config.rowRetention());
     }
 
     /** @return the settings */
@@ -91,9 +96,38 @@ public class JdbcLockStore implements LockStore {
         return dataSource;
     }
 
-    /** Nothing to start: waiters poll, and the database being unreachable now must not fail the start. */
+    /**
+     * Starts deleting the rows of names free for longer than the row retention. Nothing else to start: waiters
+     * poll, and the database being unreachable now must not fail the start.
+     */
     @Override
     public void start(StoreEvents events) {
+        sweeper.start();
+    }
+
+    /**
+     * @param batch the most rows to delete
+     * @return how many rows of names free for longer than the row retention were deleted
+     * @throws LockUnavailableException when the database cannot answer
+     */
+    int deleteExpiredRows(int batch) {
+        long retentionMillis = config.rowRetention().toMillis();
+        return calls.call("delete expired lock rows", (connection, timeout) -> {
+            LockSql statements = sql(connection);
+            try (PreparedStatement statement = connection.prepareStatement(statements.deleteExpired())) {
+                statement.setQueryTimeout(timeout);
+                statements.bindDeleteExpired(statement, retentionMillis, batch);
+                return statement.executeUpdate();
+            }
+            catch (SQLException ex) {
+                throw SqlErrors.explain(ex, config.tableName());
+            }
+        }, null);
+    }
+
+    /** @return the rows one sweep deleted (for tests: sweeps also run on their own once started) */
+    int sweep() {
+        return sweeper.sweep();
     }
 
     @Override
@@ -252,9 +286,10 @@ public class JdbcLockStore implements LockStore {
         return known;
     }
 
-    /** Stops the call threads; the data source belongs to the application and stays open. */
+    /** Stops the sweeps and the call threads; the data source belongs to the application and stays open. */
     @Override
     public void close() {
+        sweeper.close();
         calls.close();
     }
 

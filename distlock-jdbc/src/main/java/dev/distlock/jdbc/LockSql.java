@@ -1,5 +1,7 @@
 package dev.distlock.jdbc;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.Locale;
 
 /**
@@ -14,7 +16,10 @@ import java.util.Locale;
  * <p>
  * The table (see {@code schema-*.sql}): {@code lock_name} (primary key), {@code owner_token} (the holder's owner
  * token, {@code NULL} when free), {@code fencing_token} (the last token issued, kept after release) and
- * {@code lease_until} (end of the holder's lease, on the database clock).
+ * {@code lease_until} (end of the holder's lease, on the database clock; the time of the release once released).
+ * <p>
+ * Rows do not stay forever: {@link #deleteExpired()} removes those whose lease ended longer ago than the row
+ * retention, so the table holds the names locked recently, not every name ever locked.
  */
 final class LockSql {
 
@@ -59,6 +64,10 @@ final class LockSql {
 
     private final String renew;
 
+    private final String deleteExpired;
+
+    private final Dialect dialect;
+
     private final String health;
 
     /**
@@ -66,15 +75,49 @@ final class LockSql {
      * @param dialect the database
      */
     LockSql(String table, Dialect dialect) {
+        this.dialect = dialect;
         this.acquire = dialect == Dialect.POSTGRESQL ? postgresAcquire(table) : h2Acquire(table);
         // An expired lease is not released (its row keeps the owner until someone takes it, which needs no clean-up:
         // an expired row counts as free), so the caller learns that its lease ran out.
-        this.release = "UPDATE " + table + " SET owner_token = NULL"
+        // The lease ends at the release: the row retention counts from it.
+        this.release = "UPDATE " + table + " SET owner_token = NULL, lease_until = CURRENT_TIMESTAMP"
                 + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
         // Only a lease that has not ended may be renewed, as in Redis where an expired key is gone.
         this.renew = "UPDATE " + table + " SET lease_until = " + LEASE_END
                 + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
         this.health = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ''";
+        this.deleteExpired = dialect == Dialect.POSTGRESQL ? postgresDeleteExpired(table) : h2DeleteExpired(table);
+    }
+
+    /**
+     * Which rows may go, {@code ?} being the row retention in milliseconds (twice). Not a held row: its lease has
+     * not ended. Not a row a statement still in flight may take over: the lease ended longer ago than any lock
+     * statement runs (the retention is longer than the query timeout). And never a row whose token the name's next
+     * one would not exceed: that next token is at least the database clock in microseconds when a statement
+     * inserting the name again began — no earlier than the retention before now — so the last token must be
+     * below the clock of then (a row whose token ran ahead of the clock, as after the clock went back, stays
+     * until the clock has passed it).
+     */
+    private static String expired() {
+        return "lease_until < CURRENT_TIMESTAMP - CAST(? AS BIGINT) * INTERVAL '0.001' SECOND"
+                + " AND fencing_token < " + CLOCK_MICROS + " - CAST(? AS BIGINT) * 1000";
+    }
+
+    /**
+     * Parameters: retention ms (twice), batch size, retention ms (twice). The condition is repeated on the outer
+     * statement because PostgreSQL re-checks only that one on a row that changed meanwhile (a name acquired again
+     * between the selection and the delete is then kept).
+     */
+    private static String postgresDeleteExpired(String table) {
+        return "DELETE FROM " + table + " WHERE lock_name IN (SELECT lock_name FROM " + table + " WHERE "
+                + expired() + " LIMIT ?) AND " + expired();
+    }
+
+    /**
+     * Parameters: retention ms (twice), batch size. H2 re-checks the condition on a row that changed meanwhile.
+     */
+    private static String h2DeleteExpired(String table) {
+        return "DELETE FROM " + table + " WHERE " + expired() + " FETCH FIRST ? ROWS ONLY";
     }
 
     /**
@@ -122,6 +165,30 @@ final class LockSql {
     /** @return the renewal update: parameters lease ms, name, owner; 1 row when renewed */
     String renew() {
         return renew;
+    }
+
+    /**
+     * @return the delete of rows free for longer than the retention, at most a batch of them; parameters set by
+     *         {@link #bindDeleteExpired}
+     */
+    String deleteExpired() {
+        return deleteExpired;
+    }
+
+    /**
+     * @param statement a statement of {@link #deleteExpired()}
+     * @param retentionMillis the row retention
+     * @param batch the most rows to delete
+     * @throws SQLException when the driver refuses a value
+     */
+    void bindDeleteExpired(PreparedStatement statement, long retentionMillis, int batch) throws SQLException {
+        statement.setLong(1, retentionMillis);
+        statement.setLong(2, retentionMillis);
+        statement.setInt(3, batch);
+        if (dialect == Dialect.POSTGRESQL) {
+            statement.setLong(4, retentionMillis);
+            statement.setLong(5, retentionMillis);
+        }
     }
 
     /** @return a cheap query that fails when the table is missing */

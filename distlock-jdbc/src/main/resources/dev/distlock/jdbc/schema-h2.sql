@@ -1,12 +1,14 @@
 -- The lock table of distlock-jdbc on H2, in any compatibility mode (distlock.jdbc.initialize-schema runs it with
 -- the configured distlock.jdbc.table-name in place of distlock_lock). Safe to run again.
--- One row per lock name; it stays after release (owner_token NULL) so that fencing tokens keep increasing.
+-- One row per lock name locked recently: after release (owner_token NULL) or expiry it stays for the row retention
+-- (1 min by default), then the store deletes it; a name locked again gets a token above the deleted one.
 CREATE TABLE IF NOT EXISTS distlock_lock (
     lock_name     VARCHAR(255)                NOT NULL PRIMARY KEY,
     -- The holder's owner token (one per acquisition); NULL when free.
     owner_token   VARCHAR(64),
     -- The last fencing token issued for the name.
     fencing_token BIGINT                      NOT NULL,
-    -- End of the holder's lease on the database clock; the row is free once it has passed.
+    -- End of the holder's lease on the database clock (the release time once released); the row is free once
+    -- it has passed.
     lease_until   TIMESTAMP(6) WITH TIME ZONE NOT NULL
 );

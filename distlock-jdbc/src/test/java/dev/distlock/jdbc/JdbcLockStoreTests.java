@@ -31,10 +31,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What is particular to the JDBC store, on H2 served over TCP: the row stays after release and tokens keep
- * increasing (also after a row is deleted), every call is bounded by the command timeout even when no connection or
- * no row lock can be had (and an acquire that completes after its caller gave up is undone), renewals in one batch,
- * atomic attempts under contention, and clear errors for a missing table or an over-long name.
+ * What is particular to the JDBC store, on H2 served over TCP: the row stays after release (until the row
+ * retention has passed, see {@link JdbcRowSweepTests}) and tokens keep increasing (also after a row is deleted),
+ * every call is bounded by the command timeout even when no connection or no row lock can be had (and an acquire
+ * that completes after its caller gave up is undone), renewals in one batch, atomic attempts under contention, and
+ * clear errors for a missing table or an over-long name.
  */
 class JdbcLockStoreTests {
 
@@ -210,6 +211,12 @@ class JdbcLockStoreTests {
         assertThat(JdbcLockConfig.defaults().withTableName("locks.distlock_lock").tableName())
                 .isEqualTo("locks.distlock_lock");
         assertThat(JdbcLockConfig.defaults().tableName()).isEqualTo("distlock_lock");
+        assertThatThrownBy(() -> JdbcLockConfig.defaults().withCommandTimeout(Duration.ofMillis(1500))
+                .withRowRetention(Duration.ofSeconds(2))).hasMessageContaining("rowRetention")
+                .hasMessageContaining("distlock.command-timeout").hasMessageContaining("(2s)");
+        assertThat(JdbcLockConfig.defaults().rowRetention()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(JdbcLockConfig.defaults().withCommandTimeout(Duration.ofSeconds(10)).rowRetention())
+                .as("ten times the longest statement").isEqualTo(Duration.ofSeconds(100));
     }
 
     private String owner(String name) throws SQLException {

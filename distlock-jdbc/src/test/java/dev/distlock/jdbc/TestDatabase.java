@@ -1,0 +1,117 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+/**
+ * One database for tests that run the same on H2 (served over TCP by this JVM) and on PostgreSQL (the shared
+ * {@link PostgresTestServer}; the test is skipped, visibly, where this machine has no PostgreSQL binaries): pools
+ * for the nodes, a fresh lock table, and plain queries for checking. Closing it closes the pools it made.
+ */
+final class TestDatabase implements AutoCloseable {
+
+    /** The databases, by the name a parameterized test passes. */
+    static final String H2 = "h2";
+
+    static final String H2_POSTGRESQL_MODE = "h2-postgresql-mode";
+
+    static final String POSTGRESQL = "postgresql";
+
+    private final String name;
+
+    private final H2TestServer h2;
+
+    private final PostgresTestServer postgres;
+
+    private final List<HikariDataSource> pools = new ArrayList<>();
+
+    private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres) {
+        this.name = name;
+        this.h2 = h2;
+        this.postgres = postgres;
+    }
+
+    /**
+     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE} or {@link #POSTGRESQL}
+     * @return the database
+     * @throws org.opentest4j.TestAbortedException for PostgreSQL on a machine without its binaries
+     */
+    static TestDatabase of(String name) {
+        return switch (name) {
+            // A lock wait as long as PostgreSQL's (H2's default gives up after 2 s).
+            case H2 -> new TestDatabase(H2, new H2TestServer(";LOCK_TIMEOUT=10000"), null);
+            case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL;LOCK_TIMEOUT=10000"),
+                    null);
+            case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
+            default -> throw new IllegalArgumentException("No test database '" + name + "'");
+        };
+    }
+
+    /** Creates the lock table afresh (PostgreSQL is shared by the test classes) from the module's script. */
+    void createTable(String table) throws SQLException {
+        update("DROP TABLE IF EXISTS " + table);
+        try (HikariDataSource setup = pool(1)) {
+            TestSchemas.create(setup, name, table);
+        }
+    }
+
+    /** @return a pool of its own (one node's connections) */
+    HikariDataSource pool(int size) {
+        HikariDataSource pool = h2 != null ? h2.pool(size) : postgres.pool(size);
+        pools.add(pool);
+        return pool;
+    }
+
+    /** @return the rows changed by an SQL statement run outside every node */
+    int update(String sql) throws SQLException {
+        if (h2 != null) {
+            try (Statement statement = h2.admin().createStatement()) {
+                return statement.executeUpdate(sql);
+            }
+        }
+        try (Connection admin = postgres.admin(); Statement statement = admin.createStatement()) {
+            return statement.executeUpdate(sql);
+        }
+    }
+
+    /** @return the first column of the first row of a query with one string parameter, or null without a row */
+    Object queryValue(String sql, String parameter) throws SQLException {
+        if (h2 != null) {
+            return queryValue(h2.admin(), sql, parameter);
+        }
+        try (Connection admin = postgres.admin()) {
+            return queryValue(admin, sql, parameter);
+        }
+    }
+
+    private static Object queryValue(Connection connection, String sql, String parameter) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            if (parameter != null) {
+                query.setString(1, parameter);
+            }
+            try (ResultSet row = query.executeQuery()) {
+                return row.next() ? row.getObject(1) : null;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        pools.forEach(HikariDataSource::close);
+        if (h2 != null) {
+            h2.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
