@@ -1,5 +1,7 @@
 package dev.distlock.annotation;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LockHandle;
@@ -21,18 +23,34 @@ final class LockSlot {
     /** {@code null} while the lock is being taken, then the handle, or {@link #CLOSED}. */
     private final AtomicReference<@Nullable Object> state = new AtomicReference<>();
 
+    private final Executor releases;
+
+    /**
+     * @param releases where a late grant is released: not on the acquiring thread, whose cancelled task may still
+     *        be interrupted at any moment (Reactor disposes a task that was being scheduled when it is scheduled),
+     *        which would cut the release's wait for the store short
+     */
+    LockSlot(Executor releases) {
+        this.releases = releases;
+    }
+
     /**
      * Called by the thread that took the lock.
      *
      * @param handle the lock, or {@code null} when it was not taken (skipped)
-     * @return the handle for the subscription, or {@code null} when the subscription already ended: the lock was
+     * @return the handle for the subscription, or {@code null} when the subscription already ended: the lock is
      *         released then
      */
     @Nullable LockHandle fill(@Nullable LockHandle handle) {
         if (handle == null || state.compareAndSet(null, handle)) {
             return handle;
         }
-        release(handle, "granted after its subscription was cancelled");
+        try {
+            releases.execute(() -> release(handle));
+        }
+        catch (RejectedExecutionException ex) {
+            release(handle);
+        }
         return null;
     }
 
@@ -44,12 +62,13 @@ final class LockSlot {
         }
     }
 
-    private static void release(LockHandle handle, String why) {
+    private static void release(LockHandle handle) {
         try {
             handle.unlock();
         }
         catch (RuntimeException ex) {
-            logger.warn("Releasing lock '{}' {} failed; its lease will expire", handle.name(), why, ex);
+            logger.warn("Releasing lock '{}', granted after its subscription was cancelled, failed; its lease will "
+                    + "expire", handle.name(), ex);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.distlock.annotation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -48,9 +49,10 @@ final class ReactorSupport {
             BiFunction<LockOperation, String, @Nullable LockHandle> acquire) {
         // The resource of usingWhen is the subscription's slot, made synchronously, so that every way the
         // subscription ends (complete, error, cancel at any moment) closes it. The lock is taken inside, and a grant
-        // that arrives after the slot closed is released by the acquiring thread: Reactor would drop such a late
-        // value silently (subscribeOn of a callable does not even pass it to a discard hook).
-        Mono<LockSlot> slot = Mono.fromSupplier(LockSlot::new);
+        // that arrives after the slot closed is released by the slot: Reactor would drop such a late value silently
+        // (subscribeOn of a callable does not even pass it to a discard hook).
+        Executor lateReleases = task -> Schedulers.boundedElastic().schedule(task);
+        Mono<LockSlot> slot = Mono.fromSupplier(() -> new LockSlot(lateReleases));
         Function<LockSlot, Mono<LockHandle>> lock = subscription -> Mono.deferContextual(context -> Mono
                 .fromCallable(() -> subscription.fill(inScopes(context, () -> acquire.apply(operation, lockName))))
                 .subscribeOn(Schedulers.boundedElastic()));

@@ -21,6 +21,7 @@ import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.spi.AcquireResult;
 import dev.distlock.spi.HeldLockRegistry;
 import dev.distlock.spi.LockListener;
+import dev.distlock.spi.ReleaseResult;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,12 +95,15 @@ class ReactiveCancelTests {
             });
             assertThat(isFree(other.getBean(LockService.class), "rx:late")).isTrue();
             assertThat(reactive.invocations()).as("the method never ran").isZero();
+            assertThat(gate.releases).as("released and confirmed by Redis, although the cancel interrupted the "
+                    + "granted thread").containsExactly(ReleaseResult.RELEASED);
         }));
     }
 
     @Test
     void thousandsOfRandomlyTimedCancelsAndTimeoutsLeaveNoLockHeld() {
-        node().run(other -> node().run(context -> {
+        ReleaseResults results = new ReleaseResults();
+        node().run(other -> node().withBean("results", LockListener.class, () -> results).run(context -> {
             Reactive reactive = context.getBean(Reactive.class);
             List<String> names = new ArrayList<>();
             for (int i = 0; i < 2000; i++) {
@@ -124,7 +128,22 @@ class ReactiveCancelTests {
             });
             LockService otherNode = other.getBean(LockService.class);
             assertThat(names).allSatisfy(name -> assertThat(isFree(otherNode, name)).as(name).isTrue());
+            // A late grant is released on the thread the cancel interrupted: the release must still be confirmed.
+            assertThat(results.unconfirmed).as("releases not confirmed by Redis").isEmpty();
         }));
+    }
+
+    /** The releases whose result is not a confirmed release. */
+    static final class ReleaseResults implements LockListener {
+
+        final List<String> unconfirmed = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void released(LockHandle handle, ReleaseResult result) {
+            if (result != ReleaseResult.RELEASED) {
+                unconfirmed.add(handle.name() + "=" + result);
+            }
+        }
     }
 
     /** Holds the thread that was just granted a lock until the test lets it go on (a slow listener, a GC pause). */
@@ -134,10 +153,19 @@ class ReactiveCancelTests {
 
         final CountDownLatch proceed = new CountDownLatch(1);
 
+        final List<ReleaseResult> releases = new java.util.concurrent.CopyOnWriteArrayList<>();
+
         private final String name;
 
         GrantGate(String name) {
             this.name = name;
+        }
+
+        @Override
+        public void released(LockHandle handle, ReleaseResult result) {
+            if (handle.name().equals(name)) {
+                releases.add(result);
+            }
         }
 
         @Override
