@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +22,7 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -126,20 +128,23 @@ public class RedlockStore implements LockStore {
         long started = System.nanoTime();
         // Only the acquiring thread attempts its request, so the previous attempt's undos are its own to take.
         CompletableFuture<?>[] previousUndo = undoing.remove(request);
-        List<CompletableFuture<Object>> replies = new ArrayList<>(nodes.size());
+        List<@Nullable CompletableFuture<Object>> replies = new ArrayList<>(nodes.size());
+        List<CompletableFuture<Object>> asked = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
             if (previousUndo != null && !previousUndo[i].isDone()) {
-                // The previous attempt's undo has not been answered there (a frozen or partitioned master): an
-                // acquire sent now could overtake it (while the connection reopens) or be deleted by it (same owner
-                // token). Not asked this time: a failed vote, which a majority of other masters outvotes.
-                replies.add(CompletableFuture.failedFuture(new IllegalStateException(
-                        "Redlock master " + i + " has not answered the undo of the previous attempt yet")));
+                // The previous attempt's undo has not been answered there (a frozen or partitioned master, or just
+                // not yet): an acquire sent now could overtake it (while the connection reopens) or be deleted by it
+                // (same owner token). Not asked this time: no grant there, but no failure either.
+                replies.add(null);
             }
             else {
-                replies.add(nodes.get(i).acquireAsync(request, keys, 0, false));
+                CompletableFuture<Object> reply = nodes.get(i).acquireAsync(request, keys, 0, false);
+                replies.add(reply);
+                asked.add(reply);
             }
         }
-        RedlockVotes votes = RedlockVotes.collect(replies, started + timeoutNanos, config.quorum());
+        RedlockVotes votes = RedlockVotes.collect(asked, started + timeoutNanos, config.quorum(),
+                nodes.size() - asked.size());
         long elapsed = System.nanoTime() - started;
         if (votes.granted >= config.quorum() && elapsed < validityNanos(request)) {
             return Attempt.acquired(votes.highestToken);
@@ -150,12 +155,13 @@ public class RedlockStore implements LockStore {
         // that on each master the undo lands before the next acquire of the same owner token.
         CompletableFuture<?>[] undo = new CompletableFuture<?>[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
-            if (previousUndo != null && !previousUndo[i].isDone()) {
-                undo[i] = previousUndo[i]; // not asked: still ordered behind the earlier undo
+            CompletableFuture<Object> reply = replies.get(i);
+            if (reply == null) {
+                undo[i] = Objects.requireNonNull(previousUndo)[i]; // not asked: still behind the earlier undo
                 continue;
             }
             RedisLockStore node = nodes.get(i);
-            undo[i] = replies.get(i).handle((reply, error) -> node.cancelAsync(request, keys))
+            undo[i] = reply.handle((answer, error) -> node.cancelAsync(request, keys))
                     .thenCompose(cancelled -> cancelled);
         }
         if (votes.failed > nodes.size() - config.quorum()) {

@@ -33,11 +33,20 @@ final class RedlockVotes {
      * an unreachable one.
      */
     static RedlockVotes collect(List<CompletableFuture<Object>> replies, long deadline, int enough) {
+        return collect(replies, deadline, enough, 0);
+    }
+
+    /**
+     * As {@link #collect(List, long, int)}, when {@code notAsked} more masters were not asked this time: they cannot
+     * grant, so they bring {@code enough} out of reach sooner, but they are not failures.
+     */
+    static RedlockVotes collect(List<CompletableFuture<Object>> replies, long deadline, int enough, int notAsked) {
         RedlockVotes votes = new RedlockVotes();
+        int total = replies.size() + notAsked;
         List<CompletableFuture<Object>> pending = new ArrayList<>(replies);
         boolean timedOut = false;
         while (!pending.isEmpty() && votes.granted < enough
-                && votes.failed + votes.refused <= replies.size() - enough) {
+                && votes.failed + votes.refused + notAsked <= total - enough) {
             try {
                 CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new))
                         .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -180,7 +180,9 @@ class RedlockFaultTests {
         StoreLockService b = node();
         try (Load load = new Load(history, "two-down", a, b)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> history.grants().size() >= 20);
-            masters.kill(0);
+            masters.kill(0); // one after the other, as in issue 19 §3
+            int oneDown = history.grants().size();
+            await().atMost(Duration.ofSeconds(10)).until(() -> history.grants().size() >= oneDown + 10);
             masters.kill(1);
             int before = history.grants().size();
             await().atMost(Duration.ofSeconds(20)).until(() -> history.grants().size() >= before + 20);
@@ -214,6 +216,24 @@ class RedlockFaultTests {
         assertThat(got).as("the lock, released after 1 s, with a frozen minority master").isPresent();
         assertThat(tookMillis).isLessThan(2_000);
         got.get().unlock();
+    }
+
+    @Test
+    void twoFrozenMastersMakeABusyLockTimeOutNotFailAsUnavailable() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        LockHandle held = a.lock("busy-two-frozen");
+        masters.pause(3);
+        masters.pause(4);
+        for (int i = 0; i < 3; i++) {
+            long started = System.nanoTime();
+            Optional<LockHandle> got = b.tryLock("busy-two-frozen",
+                    LockOptions.defaults().withWaitTime(Duration.ofMillis(300)));
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(got).as("a lock held elsewhere, 3 of 5 masters up").isEmpty();
+            assertThat(tookMillis).as("tryLock(wait 300 ms) with 2 of 5 masters frozen").isLessThan(1_500);
+        }
+        held.unlock();
     }
 
     @Test
