@@ -58,20 +58,23 @@ final class SentinelMasterCheck {
         List<RedisURI> uris = new ArrayList<>();
         for (RedisNode node : config.getSentinels()) {
             // As Spring Data Redis builds the Sentinel URIs of the application's client.
-            RedisURI.Builder uri = RedisURI.Builder.redis(node.getRequiredHost(), node.getRequiredPort())
-                    .withSsl(client.isUseSsl()).withVerifyPeer(client.isVerifyPeer())
-                    .withStartTls(client.isStartTls()).withTimeout(commandTimeout);
+            RedisURI.Builder builder = RedisURI.Builder.redis(node.getRequiredHost(), node.getRequiredPort())
+                    .withSsl(client.isUseSsl()).withStartTls(client.isStartTls()).withTimeout(commandTimeout);
             if (config.getSentinelPassword().isPresent()) {
-                char[] password = config.getSentinelPassword().get();
                 String user = config.getSentinelUsername();
                 if (user != null) {
-                    uri.withAuthentication(user, password);
+                    builder.withAuthentication(user, config.getSentinelPassword().get());
                 }
                 else {
-                    uri.withPassword(password);
+                    builder.withPassword(config.getSentinelPassword().get());
                 }
             }
-            uris.add(uri.build());
+            RedisURI uri = builder.build();
+            uri.setVerifyPeer(client.getVerifyMode());
+            client.getClientName().ifPresent(uri::setClientName);
+            client.getRedisCredentialsProviderFactory().ifPresent(
+                    credentials -> uri.setCredentialsProvider(credentials.createSentinelCredentialsProvider(config)));
+            uris.add(uri);
         }
         this.sentinels = List.copyOf(uris);
     }
