@@ -25,7 +25,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Behind Sentinel, checks that a new lock connection reached the master: the node answers {@code ROLE} as a master,
- * and more of the Sentinels that answer within the command timeout, asked all at once, name that node as the master
+ * and more of the Sentinels that answer in time, asked all at once, name that node as the master
  * than name another (by its run id, which holds behind NAT too; by address while a Sentinel does not know the run id
  * yet). A master that was frozen, failed over meanwhile and answers only now still
  * calls itself master until the Sentinels demote it; they no longer name it. How long the lookup took says nothing
@@ -42,7 +42,10 @@ final class SentinelMasterCheck {
 
     /**
      * @param factory the application's connection factory, Sentinel-aware
-     * @param commandTimeout the bound for the whole check
+     * @param commandTimeout distlock's command timeout; the check is bounded by the larger of it and the client's own
+     *        timeout ({@code spring.data.redis.timeout}), the bound Lettuce applies to its own Sentinel lookups, so
+     *        that a slow but healthy setup (TLS, Sentinels in other zones, a small command timeout) is not refused. It
+     *        returns as soon as a majority of the Sentinels confirmed the master, without waiting for one that is frozen.
      */
     SentinelMasterCheck(LettuceConnectionFactory factory, Duration commandTimeout) {
         RedisSentinelConfiguration config = factory.getSentinelConfiguration();
@@ -53,13 +56,15 @@ final class SentinelMasterCheck {
                     + "(spring.data.redis.sentinel.master and nodes)");
         }
         this.masterName = name;
-        this.timeoutNanos = commandTimeout.toNanos();
         LettuceClientConfiguration client = factory.getClientConfiguration();
+        Duration bound = client.getCommandTimeout().compareTo(commandTimeout) > 0 ? client.getCommandTimeout()
+                : commandTimeout;
+        this.timeoutNanos = bound.toNanos();
         List<RedisURI> uris = new ArrayList<>();
         for (RedisNode node : config.getSentinels()) {
             // As Spring Data Redis builds the Sentinel URIs of the application's client.
             RedisURI.Builder builder = RedisURI.Builder.redis(node.getRequiredHost(), node.getRequiredPort())
-                    .withSsl(client.isUseSsl()).withStartTls(client.isStartTls()).withTimeout(commandTimeout);
+                    .withSsl(client.isUseSsl()).withStartTls(client.isStartTls()).withTimeout(bound);
             if (config.getSentinelPassword().isPresent()) {
                 String user = config.getSentinelUsername();
                 if (user != null) {
@@ -141,7 +146,7 @@ final class SentinelMasterCheck {
         }
         if (answered == 0) {
             throw new IllegalStateException("no Sentinel confirmed the master of '" + masterName + "' within "
-                    + "distlock.command-timeout");
+                    + "spring.data.redis.timeout");
         }
         if (agreeing == 0 || agreeing <= disagreeing) {
             throw new IllegalStateException(agreeing + " of the " + answered + " Sentinels that answered name the "
@@ -172,7 +177,7 @@ final class SentinelMasterCheck {
         }
         catch (TimeoutException ex) {
             throw new IllegalStateException("the node the Sentinels named for '" + masterName + "' did not answer "
-                    + command + " within distlock.command-timeout (frozen?)", ex);
+                    + command + " within spring.data.redis.timeout (frozen?)", ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
