@@ -1,11 +1,7 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -19,7 +15,8 @@ import org.springframework.util.ClassUtils;
  * The lock path through Spring Data Redis' generic connection API, for clients without a native asynchronous
  * connection (Jedis). Each call borrows a connection from the factory's pool and runs on a distlock thread, so
  * that the caller can still give up after the command timeout; a call's follow-up (the release of an abandoned
- * acquire) is chained on its completion and so runs after it.
+ * acquire) is chained on its completion and so runs after it. The threads are bounded by the pool's size and fail
+ * closed when taken (see {@link BoundedCalls}).
  */
 final class ConnectionRunner implements RedisRunner {
 
@@ -32,19 +29,29 @@ final class ConnectionRunner implements RedisRunner {
 
     private final boolean cluster;
 
-    private final ExecutorService executor;
+    /** Threads when the factory's pool size is unknown (no pool, or an unbounded one). */
+    private static final int DEFAULT_THREADS = 64;
 
-    ConnectionRunner(RedisConnectionFactory factory) {
+    /** Calls that may wait for a thread; beyond that a call fails closed at once. */
+    private static final int MAX_QUEUED = 1000;
+
+    private final BoundedCalls calls;
+
+    /**
+     * @param factory the application's connection factory
+     * @param commandTimeout the command timeout (a call still queued after it is dropped)
+     */
+    ConnectionRunner(RedisConnectionFactory factory, Duration commandTimeout) {
+        this(factory, commandTimeout, JEDIS_PRESENT ? JedisCluster.pooledConnections(factory) : DEFAULT_THREADS,
+                MAX_QUEUED);
+    }
+
+    ConnectionRunner(RedisConnectionFactory factory, Duration commandTimeout, int maxThreads, int maxQueued) {
         this.factory = factory;
         this.cluster = JEDIS_PRESENT && JedisCluster.isCluster(factory);
-        AtomicInteger count = new AtomicInteger();
-        // Threads exist only while calls are in flight (at most one per calling thread); idle ones end.
-        this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                runnable -> {
-                    Thread thread = new Thread(runnable, "distlock-redis-" + count.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+        // Bounded: with the pool exhausted every call would otherwise park one more thread on the borrow (see
+        // BoundedCalls). Idle threads end.
+        this.calls = new BoundedCalls(maxThreads, maxQueued, commandTimeout);
     }
 
     @Override
@@ -92,7 +99,7 @@ final class ConnectionRunner implements RedisRunner {
     }
 
     private <T> CompletableFuture<T> call(Function<RedisConnection, @Nullable T> command) {
-        return CompletableFuture.supplyAsync(() -> {
+        return calls.submit(() -> {
             try (RedisConnection connection = cluster ? factory.getClusterConnection() : factory.getConnection()) {
                 T reply = command.apply(connection);
                 if (reply == null) {
@@ -100,16 +107,25 @@ final class ConnectionRunner implements RedisRunner {
                 }
                 return reply;
             }
-        }, executor);
+        });
     }
 
     @Override
     public void close() {
-        executor.shutdown();
+        calls.shutdown();
     }
 
     /** Kept apart so that the Jedis classes are loaded only when present. */
     private static final class JedisCluster {
+
+        /** @return the pool's maximum of connections, or the default when there is no bounded pool */
+        static int pooledConnections(RedisConnectionFactory factory) {
+            if (factory instanceof org.springframework.data.redis.connection.jedis.JedisConnectionFactory jedis
+                    && jedis.getUsePool() && jedis.getPoolConfig() != null && jedis.getPoolConfig().getMaxTotal() > 0) {
+                return jedis.getPoolConfig().getMaxTotal();
+            }
+            return DEFAULT_THREADS;
+        }
 
         static boolean isCluster(RedisConnectionFactory factory) {
             return factory instanceof org.springframework.data.redis.connection.jedis.JedisConnectionFactory jedis

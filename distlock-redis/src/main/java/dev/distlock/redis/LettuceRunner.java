@@ -35,11 +35,21 @@ final class LettuceRunner implements RedisRunner {
 
     private static final Logger log = LoggerFactory.getLogger(LettuceRunner.class);
 
+    /** How long after a failed master check the next open may start (Sentinels catch up within a second or so). */
+    private static final long RECHECK_NANOS = 100_000_000L;
+
     private final LettuceConnectionFactory factory;
 
     private final boolean sentinel;
 
     private final long stuckNanos;
+
+    /** Behind Sentinel, checks that a new connection reached the master; null otherwise. */
+    private final @Nullable SentinelMasterCheck masterCheck;
+
+    private @Nullable RuntimeException failedOpen;
+
+    private long retryOpenAtNanos;
 
     private @Nullable StatefulConnection<byte[], byte[]> connection;
 
@@ -62,6 +72,7 @@ final class LettuceRunner implements RedisRunner {
         this.factory = factory;
         this.sentinel = factory.isRedisSentinelAware();
         this.stuckNanos = 2 * commandTimeout.toNanos();
+        this.masterCheck = sentinel ? new SentinelMasterCheck(factory, commandTimeout) : null;
     }
 
     @Override
@@ -160,7 +171,12 @@ final class LettuceRunner implements RedisRunner {
         }
         CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> attempt = opening;
         if (attempt != null && sentinel && System.nanoTime() - openingSinceNanos > stuckNanos) {
-            attempt = null; // hangs on a master that does not answer: ask the Sentinels again (see open)
+            // May hang on a master that does not answer: ask the Sentinels again alongside; whichever attempt
+            // reaches a confirmed master first is used (see open).
+            attempt = null;
+        }
+        if (attempt == null && failedOpen != null && System.nanoTime() - retryOpenAtNanos < 0) {
+            return CompletableFuture.failedFuture(failedOpen); // a new master check failed just now: not every call
         }
         if (attempt == null) {
             CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> next = new CompletableFuture<>();
@@ -176,30 +192,40 @@ final class LettuceRunner implements RedisRunner {
 
     private void open(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result) {
         try {
-            long started = System.nanoTime();
             StatefulConnection<byte[], byte[]> opened = connect(factory.getRequiredNativeClient());
-            long tookNanos = System.nanoTime() - started;
-            if (sentinel && tookNanos > stuckNanos) {
-                // The Sentinels named a master that could not answer (frozen: the kernel accepts the connection, the
-                // handshake waits) and it answers only now. It may have been failed over meanwhile and still take
-                // writes until the Sentinels demote it: a lock granted there would not be seen by the new master.
-                // Ask the Sentinels again instead.
-                opened.closeAsync();
-                String why = "the Redis master named by the Sentinels took " + tookNanos / 1_000_000
-                        + " ms to accept the lock connection (frozen?); asking the Sentinels again";
-                log.warn("Discarding a new lock connection: {}", why);
-                throw new IllegalStateException(why);
+            if (masterCheck != null) {
+                // However long the lookup took (a Sentinel that does not answer, listed first, delays every one):
+                // what matters is that the node reached is the master the Sentinels name now.
+                try {
+                    masterCheck.verify((RedisClient) factory.getRequiredNativeClient(),
+                            (StatefulRedisConnection<byte[], byte[]>) opened);
+                }
+                catch (RuntimeException ex) {
+                    opened.closeAsync();
+                    log.warn("Discarding a new lock connection: {}; asking the Sentinels again", ex.getMessage());
+                    synchronized (this) {
+                        failedOpen = ex;
+                        retryOpenAtNanos = System.nanoTime() + RECHECK_NANOS;
+                    }
+                    throw ex;
+                }
             }
             synchronized (this) {
-                if (opening != result) {
-                    opened.closeAsync(); // abandoned for a newer attempt (see opening())
-                    throw new IllegalStateException("A newer attempt to open the lock connection replaced this one");
-                }
-                opening = null;
                 if (closed) {
                     opened.closeAsync();
                     throw new IllegalStateException("The lock store is closed");
                 }
+                if (opening == result) {
+                    opening = null;
+                }
+                RedisClusterAsyncCommands<byte[], byte[]> already = commands;
+                if (already != null) {
+                    // An attempt started alongside (see opening()) was first: use its connection.
+                    opened.closeAsync();
+                    result.complete(already);
+                    return;
+                }
+                failedOpen = null;
                 connection = opened;
                 commands = opened instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.async()
                         : ((StatefulRedisConnection<byte[], byte[]>) opened).async();
@@ -212,6 +238,11 @@ final class LettuceRunner implements RedisRunner {
                 // Forgotten, so that the next call tries again (Redis may be back).
                 if (opening == result) {
                     opening = null;
+                }
+                RedisClusterAsyncCommands<byte[], byte[]> already = commands;
+                if (already != null && !closed) {
+                    result.complete(already); // an attempt alongside opened it: what waits here goes out there
+                    return;
                 }
             }
             result.completeExceptionally(ex);

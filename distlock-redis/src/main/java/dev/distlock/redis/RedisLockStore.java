@@ -88,7 +88,7 @@ public class RedisLockStore implements LockStore {
                     + " needs the Lettuce client: WAIT must follow the lock write on the same connection");
         }
         this.runner = lettuce ? new LettuceRunner((LettuceConnectionFactory) connectionFactory,
-                config.commandTimeout()) : new ConnectionRunner(connectionFactory);
+                config.commandTimeout()) : new ConnectionRunner(connectionFactory, config.commandTimeout());
         this.acquires = config.minReplicas() == 0 ? runner
                 : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout());
         this.channel = LockKeys.channel(config.keyPrefix());

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -20,6 +22,7 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -49,6 +52,12 @@ public class RedlockStore implements LockStore {
     private final ExecutorService fanOut;
 
     private final List<LettuceConnectionFactory> ownFactories;
+
+    /**
+     * Per request that got a busy answer and may attempt again, per master, the undo of its last attempt there. Removed
+     * when the request attempts again, gives up ({@link #cancel}) or fails.
+     */
+    private final Map<LockRequest, CompletableFuture<?>[]> undoing = new ConcurrentHashMap<>();
 
     /**
      * @param config the settings
@@ -117,43 +126,50 @@ public class RedlockStore implements LockStore {
     public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         long started = System.nanoTime();
-        List<CompletableFuture<Object>> replies = new ArrayList<>(nodes.size());
-        for (RedisLockStore node : nodes) {
-            replies.add(node.acquireAsync(request, keys, 0, false));
+        // Only the acquiring thread attempts its request, so the previous attempt's undos are its own to take.
+        CompletableFuture<?>[] previousUndo = undoing.remove(request);
+        List<@Nullable CompletableFuture<Object>> replies = new ArrayList<>(nodes.size());
+        List<CompletableFuture<Object>> asked = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            if (previousUndo != null && !previousUndo[i].isDone()) {
+                // The previous attempt's undo has not been answered there (a frozen or partitioned master, or just
+                // not yet): an acquire sent now could overtake it (while the connection reopens) or be deleted by it
+                // (same owner token). Not asked this time: no grant there, but no failure either.
+                replies.add(null);
+            }
+            else {
+                CompletableFuture<Object> reply = nodes.get(i).acquireAsync(request, keys, 0, false);
+                replies.add(reply);
+                asked.add(reply);
+            }
         }
-        RedlockVotes votes = RedlockVotes.collect(replies, started + timeoutNanos, config.quorum());
+        RedlockVotes votes = RedlockVotes.collect(asked, started + timeoutNanos, config.quorum(),
+                nodes.size() - asked.size());
         long elapsed = System.nanoTime() - started;
         if (votes.granted >= config.quorum() && elapsed < validityNanos(request)) {
             return Attempt.acquired(votes.highestToken);
         }
         // Undo on every master, each strictly after its own acquire (chained to its reply: an acquire retried as
-        // EVAL after NOSCRIPT goes out late). Wait until every undo is on its connection before the next attempt,
-        // which reuses the owner token: an undo queued behind the next attempt's acquire, as on a master that was
-        // frozen and answers late, would delete that attempt's grant and let a second node take a majority.
-        CompletableFuture<?>[] undone = new CompletableFuture<?>[nodes.size()];
+        // EVAL after NOSCRIPT goes out late). The next attempt does not wait for the undos (a frozen master answers
+        // only when the client times the command out): it asks again only the masters whose undo was answered, so
+        // that on each master the undo lands before the next acquire of the same owner token.
+        CompletableFuture<?>[] undo = new CompletableFuture<?>[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
+            CompletableFuture<Object> reply = replies.get(i);
+            if (reply == null) {
+                undo[i] = Objects.requireNonNull(previousUndo)[i]; // not asked: still behind the earlier undo
+                continue;
+            }
             RedisLockStore node = nodes.get(i);
-            undone[i] = replies.get(i).handle((reply, error) -> node.cancelAsync(request, keys));
-        }
-        try {
-            // Each reply ends by the command timeout at the latest; the slack covers the reply callbacks.
-            CompletableFuture.allOf(undone).get(started + 2 * timeoutNanos - System.nanoTime(),
-                    java.util.concurrent.TimeUnit.NANOSECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException("Interrupted while undoing a Redlock attempt on lock '"
-                    + request.name() + "'", ex);
-        }
-        catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
-            throw new LockUnavailableException("A Redlock attempt on lock '" + request.name() + "' could not be "
-                    + "undone on every master within distlock.command-timeout", ex);
+            undo[i] = reply.handle((answer, error) -> node.cancelAsync(request, keys))
+                    .thenCompose(cancelled -> cancelled);
         }
         if (votes.failed > nodes.size() - config.quorum()) {
             throw new LockUnavailableException("Only " + (nodes.size() - votes.failed) + " of " + nodes.size()
                     + " Redlock masters answered lock '" + request.name() + "' within distlock.command-timeout; a "
                     + "majority of " + config.quorum() + " is needed");
         }
+        undoing.put(request, undo);
         // A random delay, so that callers that split the votes do not collide again at once.
         return Attempt.busy(ThreadLocalRandom.current().nextLong(20, 120));
     }
@@ -172,7 +188,16 @@ public class RedlockStore implements LockStore {
     @Override
     public void cancel(LockRequest request) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        nodes.forEach(node -> node.cancelAsync(request, keys));
+        CompletableFuture<?>[] previousUndo = undoing.remove(request);
+        for (int i = 0; i < nodes.size(); i++) {
+            RedisLockStore node = nodes.get(i);
+            if (previousUndo == null) {
+                node.cancelAsync(request, keys);
+            }
+            else {
+                previousUndo[i].handle((done, error) -> node.cancelAsync(request, keys));
+            }
+        }
     }
 
     @Override
