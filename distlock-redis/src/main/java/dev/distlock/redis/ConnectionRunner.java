@@ -16,7 +16,7 @@ import org.springframework.util.ClassUtils;
  * connection (Jedis). Each call borrows a connection from the factory's pool and runs on a distlock thread, so
  * that the caller can still give up after the command timeout; a call's follow-up (the release of an abandoned
  * acquire) is chained on its completion and so runs after it. The threads are bounded by the pool's size and fail
- * closed when taken (see {@link BoundedCalls}).
+ * closed when taken (see {@link BlockingCallThreads}).
  */
 final class ConnectionRunner implements RedisRunner {
 
@@ -35,7 +35,7 @@ final class ConnectionRunner implements RedisRunner {
     /** Calls that may wait for a thread; beyond that a call fails closed at once. */
     private static final int MAX_QUEUED = 1000;
 
-    private final BoundedCalls calls;
+    private final BlockingCallThreads calls;
 
     /**
      * @param factory the application's connection factory
@@ -50,8 +50,8 @@ final class ConnectionRunner implements RedisRunner {
         this.factory = factory;
         this.cluster = JEDIS_PRESENT && JedisCluster.isCluster(factory);
         // Bounded: with the pool exhausted every call would otherwise park one more thread on the borrow (see
-        // BoundedCalls). Idle threads end.
-        this.calls = new BoundedCalls(maxThreads, maxQueued, commandTimeout);
+        // BlockingCallThreads). Idle threads end.
+        this.calls = new BlockingCallThreads(maxThreads, maxQueued, commandTimeout);
     }
 
     @Override

@@ -18,7 +18,7 @@ import dev.distlock.LockUnavailableException;
  * Redis is stalled — a call fails at once with {@link LockUnavailableException} instead of starting yet another
  * thread. A queued call whose caller has given up (older than the command timeout) is dropped, not sent late.
  */
-final class BoundedCalls {
+final class BlockingCallThreads {
 
     private final ThreadPoolExecutor executor;
 
@@ -33,9 +33,9 @@ final class BoundedCalls {
      * @param maxQueued the most calls waiting for a thread
      * @param commandTimeout how long a caller waits for a call; a call still queued after that is dropped
      */
-    BoundedCalls(int maxThreads, int maxQueued, Duration commandTimeout) {
+    BlockingCallThreads(int maxThreads, int maxQueued, Duration commandTimeout) {
         if (maxThreads < 1 || maxQueued < 1) {
-            throw new IllegalArgumentException("BoundedCalls needs at least one thread and one queue slot: maxThreads="
+            throw new IllegalArgumentException("BlockingCallThreads needs at least one thread and one queue slot: maxThreads="
                     + maxThreads + ", maxQueued=" + maxQueued);
         }
         this.maxThreads = maxThreads;
