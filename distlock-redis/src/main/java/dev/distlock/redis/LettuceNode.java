@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * connection to one master that Lettuce's slot routing also uses ({@code getConnection(host, port)}). Keeps that
  * master's count of online replicas, refreshed at most every {@value #REFRESH_MILLIS} ms by an {@code INFO
  * replication} that nothing waits for.
+ * <p>
+ * Behind Sentinel the master is never asked: a monitored master always has replicas to fail over to, and one that
+ * lists none is most likely the old master cut off from them (a partition, or frozen and resumed before the
+ * Sentinels demote it) — exactly where a lock must not be granted unacknowledged. There it counts as one replica.
  */
 final class LettuceNode implements RedisNode {
 
@@ -35,6 +39,8 @@ final class LettuceNode implements RedisNode {
 
     private final Runnable slotMoved;
 
+    private final boolean alwaysReplicated;
+
     private volatile @Nullable CompletableFuture<Integer> replicas;
 
     private volatile long checkedNanos;
@@ -46,9 +52,12 @@ final class LettuceNode implements RedisNode {
      * @param name how log messages name it
      * @param replied told of every reply (or failure), as the runner's own commands
      * @param slotMoved told of a {@code MOVED}/{@code ASK}, so that the slot map is refreshed
+     * @param alwaysReplicated true behind Sentinel: counts one replica without asking
      */
     LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, Consumer<@Nullable Throwable> replied,
-            Runnable slotMoved) {
+            Runnable slotMoved, boolean alwaysReplicated) {
+        this.alwaysReplicated = alwaysReplicated;
+        this.replicas = alwaysReplicated ? CompletableFuture.completedFuture(1) : null;
         this.redis = redis;
         this.name = name;
         this.replied = replied;
@@ -106,7 +115,7 @@ final class LettuceNode implements RedisNode {
             }
             return known;
         }
-        if (known.isDone() && !refreshing && System.nanoTime() - checkedNanos > REFRESH_MILLIS * 1_000_000) {
+        if (!alwaysReplicated && known.isDone() && !refreshing && System.nanoTime() - checkedNanos > REFRESH_MILLIS * 1_000_000) {
             refresh();
         }
         return known;

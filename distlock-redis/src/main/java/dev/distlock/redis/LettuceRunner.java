@@ -102,7 +102,7 @@ final class LettuceRunner implements RedisRunner {
      * the one Lettuce's slot routing uses for that master ({@code getConnection(host, port)}, the same
      * {@code ConnectionKey(WRITE, host, port)}), not {@code getConnection(nodeId)}, which is another TCP connection
      * whose {@code WAIT} would cover none of the lock's writes. Kept per connection, so that a replaced connection
-     * (Sentinel failover) asks the new master for its replicas.
+     * starts afresh. Behind Sentinel the master always counts as replicated (see {@link LettuceNode}).
      */
     private RedisNode nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[] key) {
         Nodes known = nodes;
@@ -125,11 +125,11 @@ final class LettuceRunner implements RedisRunner {
             String address = uri.getHost() + ":" + uri.getPort();
             return known.byAddress.computeIfAbsent(address, at -> new LettuceNode(
                     cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, this::replied,
-                    this::refreshSlots));
+                    this::refreshSlots, false));
         }
         return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", this::replied,
                 () -> {
-                }));
+                }, sentinel));
     }
 
     /** After a {@code MOVED}: the slot map is stale, ask the cluster for it again (once at a time). */

@@ -180,7 +180,7 @@ public class RedisLockStore implements LockStore {
         try {
             value = (Long) await(reply, "acquire '" + request.name() + "'", Math.max(0, deadline - System.nanoTime()));
             if (value > 0 && acknowledged != null) {
-                awaitReplicas(acknowledged, request, required, online);
+                awaitReplicas(acknowledged, request, required);
             }
         }
         catch (LockUnavailableException ex) {
@@ -207,14 +207,13 @@ public class RedisLockStore implements LockStore {
     }
 
     /** Fails the acquire unless enough replicas acknowledged it: never a lock that exists only on the master. */
-    private void awaitReplicas(CompletableFuture<Long> acknowledged, LockRequest request, int required,
-            int online) {
+    private void awaitReplicas(CompletableFuture<Long> acknowledged, LockRequest request, int required) {
         long replicas = (Long) await(acknowledged, "acknowledge lock '" + request.name() + "' on replicas",
                 timeoutNanos + config.replicationTimeout().toNanos());
         if (replicas < required) {
             throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master but "
                     + "only " + replicas + " of " + required + " replicas acknowledged it (distlock.replication."
-                    + "min-replicas=" + config.minReplicas() + ", the master lists " + online + " online) within "
+                    + "min-replicas=" + config.minReplicas() + ") within "
                     + "distlock.replication.timeout (" + config.replicationTimeout().toMillis()
                     + " ms); the acquire was undone");
         }
@@ -278,7 +277,12 @@ public class RedisLockStore implements LockStore {
             return reply.get(waitNanos, TimeUnit.NANOSECONDS);
         }
         catch (TimeoutException ex) {
+            // Either connection may be the stuck one (acquires have their own with acknowledgement); each is
+            // replaced only when it answered nothing for a while.
             runner.timedOut();
+            if (acquires != runner) {
+                acquires.timedOut();
+            }
             throw new LockUnavailableException("Redis did not answer " + what + " within distlock.command-timeout ("
                     + config.commandTimeout().toMillis() + " ms)", ex);
         }
