@@ -114,6 +114,22 @@ class ClusterReplicaAcknowledgementTests {
     }
 
     @Test
+    void byDefaultAnUnacknowledgedRenewalIsAFailedRenewalSoTheLossIsReportedWithinALease() {
+        Duration lease = Duration.ofSeconds(3);
+        runner("distlock.lease-time=" + lease.toMillis() + "ms").run(a -> {
+            LockService nodeA = a.getBean(LockService.class);
+            LockLoad.warmUp(nodeA);
+            LockHandle held = nodeA.lock("renewed-unacknowledged");
+            cluster.replicas().forEach(RedisServerProcess::pause);
+            MeterRegistry meters = a.getBean(MeterRegistry.class);
+            await().atMost(lease.plusSeconds(2))
+                    .until(() -> meters.get("distlock.lease.lost").counter().count() == 1);
+            assertThat(held.isHeld()).isFalse();
+            held.unlock();
+        });
+    }
+
+    @Test
     void aSlotMovedDuringTheAcquireIsUnacknowledgedAndTheActionDoesNotRun() {
         String name = "moved";
         String key = "ca:{" + name + "}";
