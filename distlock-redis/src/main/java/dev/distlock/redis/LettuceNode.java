@@ -47,6 +47,8 @@ final class LettuceNode implements RedisNode {
 
     private volatile boolean refreshing;
 
+    private volatile boolean warnedNoInfo;
+
     /**
      * @param redis the connection to this master
      * @param name how log messages name it
@@ -140,9 +142,12 @@ final class LettuceNode implements RedisNode {
                 return onlineReplicas(info);
             }
             if (RedisErrors.hasMessage(error, "NOPERM")) {
-                // An ACL user without INFO (it is in @dangerous): auto cannot see the replicas.
-                log.warn("The Redis user may not run INFO, so distlock.replication.min-replicas=auto cannot see "
-                        + "whether {} has replicas and waits for none; grant +info or set a number", name);
+                // An ACL user without INFO (it is in @dangerous): auto cannot see the replicas. Said once.
+                if (!warnedNoInfo) {
+                    warnedNoInfo = true;
+                    log.warn("The Redis user may not run INFO, so distlock.replication.min-replicas=auto cannot see "
+                            + "whether {} has replicas and waits for none; grant +info or set a number", name);
+                }
                 return 0;
             }
             throw new CompletionException(error);
