@@ -124,6 +124,37 @@ class ReplicaAcknowledgementTests {
         });
     }
 
+    /**
+     * A Sentinel-monitored master that lists no replica is the old master cut off from them (here: frozen and
+     * disconnected before the node connects): {@code auto} must not read that as "no replica, no wait".
+     */
+    @Test
+    void byDefaultBehindSentinelAMasterThatListsNoReplicaStillNeedsOneAcknowledgement() {
+        RedisServerProcess master = topology.master();
+        topology.replicas().forEach(RedisServerProcess::pause);
+        master.call("CLIENT", "KILL", "TYPE", "replica");
+        try {
+            runner("distlock.replication.timeout=300ms").run(a -> {
+                LockService nodeA = a.getBean(LockService.class);
+                boolean[] ran = { false };
+                LockUnavailableException refused = await().atMost(Duration.ofSeconds(20)).until(() -> {
+                    try {
+                        nodeA.runWithLock("cut-off-master", () -> ran[0] = true);
+                        return new LockUnavailableException("granted without a replica acknowledgement");
+                    }
+                    catch (LockUnavailableException ex) {
+                        return ex; // connecting, or refused for want of an acknowledgement
+                    }
+                }, ex -> ran[0] || ex.getMessage().contains("min-replicas=auto"));
+                assertThat(ran[0]).as("the locked action ran on a master no replica acknowledged").isFalse();
+                assertThat(refused).hasMessageContaining("distlock.replication.min-replicas=auto");
+            });
+        }
+        finally {
+            topology.replicas().forEach(RedisServerProcess::resume);
+        }
+    }
+
     @Test
     void withZeroNoAcknowledgementIsAwaitedEvenOnAReplicatedMaster() {
         runner("distlock.replication.min-replicas=0", "distlock.replication.timeout=300ms").run(a -> {
