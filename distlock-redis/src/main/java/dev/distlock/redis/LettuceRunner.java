@@ -155,7 +155,7 @@ final class LettuceRunner implements RedisRunner {
         return factory.isClusterAware();
     }
 
-    void replied(@Nullable Throwable error) {
+    private void replied(@Nullable Throwable error) {
         if (error == null || RedisErrors.isServerReply(error)) {
             lastReplyNanos = System.nanoTime();
         }

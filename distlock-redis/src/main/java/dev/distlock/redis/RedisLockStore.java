@@ -33,6 +33,9 @@ import org.springframework.util.ClassUtils;
  * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
  * the release channel ({@link ReleaseSubscriber}).</li>
  * <li>Renewals are batched ({@link RedisRenewals}).</li>
+ * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
+ * returns, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
+ * connection, {@link RedisNode}); a master without replicas costs nothing more.</li>
  * <li>Every call is bounded by {@code distlock.command-timeout}. An attempt whose reply did not come in time is
  * undone by a release sent after it, so an orphan never holds the lock for a whole lease.</li>
  * </ul>
