@@ -19,7 +19,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
  * [--workloads A,B,B1,B2,C,D,E,F,G,H,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
- * [--stores redis,redis-replica,redlock,h2,postgres,zookeeper] [--out docs/benchmarks.md] [--note "..."]}
+ * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper] [--out docs/benchmarks.md] [--note "..."]}
  */
 public final class BenchmarkMain {
 

@@ -695,10 +695,12 @@ final class Report {
         line("- Every store shares the two cores with the harness. Redis, Redlock's masters and PostgreSQL are "
                 + "processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its CPU and "
                 + "garbage collector), as their tests run them.");
-        line("- `min-replicas=1`: every acquire sends `WAIT 1 <timeout>` right behind the lock script on the same "
+        line("- `min-replicas=auto` (the default) on a master with a replica, as `1`: every acquire sends "
+                + "`WAIT 1 <timeout>` right behind the lock script on the same "
                 + "connection (pipelined, no extra client round trip), and the master answers it once the replica "
                 + "has acknowledged the write: the acquire waits one more master → replica → master round trip, "
-                + "and acquires use a connection of their own. Releases do not wait.");
+                + "and acquires use a connection of their own. Releases do not wait; each renewal batch gets one "
+                + "`WAIT` too. On the standalone master (no replica) `auto` sends no `WAIT`.");
         line("- Redlock: each acquire and each release is sent to all 3 masters at once (3 requests in parallel on "
                 + "3 connections) and returns with the majority's replies, so a cycle costs the slowest of two "
                 + "answers plus three times the Redis work and client work. Waiters are not queued on the masters: "

@@ -27,6 +27,7 @@ import dev.distlock.jdbc.JdbcLockConfig;
 import dev.distlock.jdbc.JdbcLockSchemaInitializer;
 import dev.distlock.jdbc.JdbcLockStore;
 import dev.distlock.jdbc.PostgresTestServer;
+import dev.distlock.redis.MinReplicas;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.redis.RedlockConfig;
@@ -42,7 +43,8 @@ import dev.distlock.zookeeper.ZooKeeperLockStore;
 final class Stores {
 
     /** Every store id, in report order. */
-    static final List<String> ALL = List.of("redis", "redis-replica", "redlock", "h2", "postgres", "zookeeper");
+    static final List<String> ALL = List.of("redis", "redis-replica", "redis-replica-off", "redlock", "h2", "postgres",
+            "zookeeper");
 
     /** The label of the reference store of workload S's ratios. */
     static final String REDIS = "Redis standalone";
@@ -67,7 +69,8 @@ final class Stores {
     static Optional<StoreUnderTest> start(String id, RedisTarget redis) throws Exception {
         return switch (id) {
             case "redis" -> Optional.of(redisStandalone(redis));
-            case "redis-replica" -> Optional.of(redisWithReplica());
+            case "redis-replica" -> Optional.of(redisWithReplica(MinReplicas.AUTO));
+            case "redis-replica-off" -> Optional.of(redisWithReplica(MinReplicas.NONE));
             case "redlock" -> Optional.of(redlock(3));
             case "h2" -> Optional.of(h2());
             case "postgres" -> postgres();
@@ -84,8 +87,11 @@ final class Stores {
                 List.of());
     }
 
-    /** A master with one replica and {@code distlock.replication.min-replicas=1} (the default 1 s timeout). */
-    private static StoreUnderTest redisWithReplica() {
+    /**
+     * A master with one replica: with the default {@code distlock.replication.min-replicas=auto} (which waits for
+     * that replica) or with acknowledgement off ({@code 0}), the default 1 s timeout.
+     */
+    private static StoreUnderTest redisWithReplica(MinReplicas minReplicas) {
         RedisServerProcess master = RedisServerProcess.startOnFreePort();
         RedisServerProcess replica;
         try {
@@ -98,10 +104,13 @@ final class Stores {
             throw ex;
         }
         RedisLockConfig config = RedisLockConfig.defaults().withKeyPrefix(PREFIX)
-                .withReplication(1, RedisLockConfig.defaults().replicationTimeout());
-        return new StoreUnderTest("redis-replica", "Redis + 1 replica, min-replicas=1",
+                .withReplication(minReplicas, RedisLockConfig.defaults().replicationTimeout());
+        String id = minReplicas.isOff() ? "redis-replica-off" : "redis-replica";
+        String label = minReplicas.isOff() ? "Redis + 1 replica, min-replicas=0"
+                : "Redis + 1 replica, min-replicas=" + minReplicas + " (default)";
+        return new StoreUnderTest(id, label,
                 "two redis-servers (" + redisVersion(master) + "), a master and a `--replicaof` replica; "
-                        + "`distlock.replication.min-replicas=1`, `distlock.replication.timeout` "
+                        + "`distlock.replication.min-replicas=" + minReplicas + "`, `distlock.replication.timeout` "
                         + config.replicationTimeout().toMillis() + " ms",
                 resources -> redisNode(master.host(), master.port(), config, resources), List.of(replica, master));
     }

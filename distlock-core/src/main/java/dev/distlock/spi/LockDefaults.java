@@ -28,7 +28,7 @@ public final class LockDefaults {
     public static final String COMMAND_TIMEOUT = "2s";
 
     /** {@code distlock.replication.min-replicas}. */
-    public static final String MIN_REPLICAS = "0";
+    public static final String MIN_REPLICAS = "auto";
 
     /** {@code distlock.replication.timeout}. */
     public static final String REPLICATION_TIMEOUT = "1s";

@@ -78,16 +78,6 @@ final class ConnectionRunner implements RedisRunner {
         return call(connection -> connection.publish(channel, message));
     }
 
-    /**
-     * Not supported: {@code WAIT} must follow the write on the same connection, which a pool does not promise (the
-     * store refuses {@code distlock.replication.min-replicas} without Lettuce at start-up).
-     */
-    @Override
-    public CompletableFuture<Long> waitForReplicas(byte[] key, int replicas, long timeoutMillis) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                "distlock.replication.min-replicas needs the Lettuce client"));
-    }
-
     @Override
     public CompletableFuture<String> ping() {
         return call(RedisConnection::ping);

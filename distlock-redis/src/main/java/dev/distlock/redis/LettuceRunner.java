@@ -2,9 +2,12 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -13,6 +16,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -63,6 +67,8 @@ final class LettuceRunner implements RedisRunner {
 
     private boolean closed;
 
+    private volatile @Nullable Nodes nodes;
+
     /**
      * @param factory the application's connection factory
      * @param commandTimeout the command timeout; behind Sentinel, a connection that answered nothing for twice as
@@ -98,23 +104,56 @@ final class LettuceRunner implements RedisRunner {
     }
 
     @Override
-    public CompletableFuture<Long> waitForReplicas(byte[] key, int replicas, long timeoutMillis) {
-        return commands().thenCompose(redis -> nodeOf(redis, key).waitForReplication(replicas, timeoutMillis)
-                .toCompletableFuture());
+    public CompletableFuture<RedisNode> node(byte[] key) {
+        return commands().thenApply(redis -> nodeOf(redis, key));
     }
 
     /**
-     * On Cluster, the connection to the master of the key's slot: the one the script was routed over (Lettuce
-     * keeps one write connection per node), so the {@code WAIT} covers its write.
+     * The master serving the key, on the connection its writes use: the connection itself off Cluster; on Cluster
+     * the one Lettuce's slot routing uses for that master ({@code getConnection(host, port)}, the same
+     * {@code ConnectionKey(WRITE, host, port)}), not {@code getConnection(nodeId)}, which is another TCP connection
+     * whose {@code WAIT} would cover none of the lock's writes. Kept per connection, so that a replaced connection
+     * starts afresh. Behind Sentinel the master always counts as replicated (see {@link LettuceNode}).
      */
-    private RedisClusterAsyncCommands<byte[], byte[]> nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis,
-            byte[] key) {
-        if (redis instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster
-                && connection instanceof StatefulRedisClusterConnection<byte[], byte[]> clusterConnection) {
-            String nodeId = clusterConnection.getPartitions().getPartitionBySlot(SlotHash.getSlot(key)).getNodeId();
-            return cluster.getConnection(nodeId);
+    private RedisNode nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[] key) {
+        Nodes known = nodes;
+        if (known == null || known.connection != redis) {
+            synchronized (this) {
+                known = nodes;
+                if (known == null || known.connection != redis) {
+                    known = new Nodes(redis, new ConcurrentHashMap<>());
+                    nodes = known;
+                }
+            }
         }
-        return redis;
+        if (redis instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+            RedisClusterNode master = cluster.getStatefulConnection().getPartitions()
+                    .getPartitionBySlot(SlotHash.getSlot(key));
+            if (master == null || master.getUri() == null) {
+                throw new IllegalStateException("No Redis Cluster master is known for slot " + SlotHash.getSlot(key));
+            }
+            RedisURI uri = master.getUri();
+            String address = uri.getHost() + ":" + uri.getPort();
+            return known.byAddress.computeIfAbsent(address, at -> new LettuceNode(
+                    cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, this::replied,
+                    this::refreshSlots, false));
+        }
+        return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", this::replied,
+                () -> {
+                }, sentinel));
+    }
+
+    /** After a {@code MOVED}: the slot map is stale, ask the cluster for it again (once at a time). */
+    private void refreshSlots() {
+        if (factory.getRequiredNativeClient() instanceof RedisClusterClient client
+                && !client.isTopologyRefreshInProgress()) {
+            client.refreshPartitionsAsync();
+        }
+    }
+
+    /** The masters reached on one lock connection. */
+    private record Nodes(RedisClusterAsyncCommands<byte[], byte[]> connection,
+            ConcurrentMap<String, RedisNode> byAddress) {
     }
 
     @Override

@@ -12,16 +12,17 @@ import org.springframework.boot.convert.DurationStyle;
  *
  * @param keyPrefix namespace of every Redis key ({@code distlock.key-prefix})
  * @param commandTimeout bound on each Redis call of the lock path ({@code distlock.command-timeout})
- * @param minReplicas replicas that must acknowledge a lock write before an acquire returns
- *        ({@code distlock.replication.min-replicas}); 0 does not wait
+ * @param minReplicas replicas that must acknowledge a lock write before an acquire returns and a renewal counts
+ *        ({@code distlock.replication.min-replicas}): {@link MinReplicas#AUTO} (the default) or a number; 0 does not
+ *        wait
  * @param replicationTimeout how long an acquire waits for those acknowledgements
  *        ({@code distlock.replication.timeout})
  */
-public record RedisLockConfig(String keyPrefix, Duration commandTimeout, int minReplicas,
+public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
         Duration replicationTimeout) {
 
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
-            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT), Integer.parseInt(LockDefaults.MIN_REPLICAS),
+            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT), MinReplicas.parse(LockDefaults.MIN_REPLICAS),
             DurationStyle.detectAndParse(LockDefaults.REPLICATION_TIMEOUT));
 
     /**
@@ -34,9 +35,21 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, int min
                         + keyPrefix);
         require(commandTimeout != null && commandTimeout.toMillis() >= 1,
                 "distlock.command-timeout must be at least 1ms: " + commandTimeout);
-        require(minReplicas >= 0, "distlock.replication.min-replicas must not be negative: " + minReplicas);
+        require(minReplicas != null, "distlock.replication.min-replicas must be 'auto' or a whole number >= 0");
         require(replicationTimeout != null && replicationTimeout.toMillis() >= 1,
                 "distlock.replication.timeout must be at least 1ms: " + replicationTimeout);
+    }
+
+    /**
+     * Settings with a fixed replica count.
+     *
+     * @param keyPrefix namespace of every Redis key
+     * @param commandTimeout bound on each Redis call
+     * @param minReplicas replicas that must acknowledge a lock write; 0 does not wait
+     * @param replicationTimeout how long to wait for them
+     */
+    public RedisLockConfig(String keyPrefix, Duration commandTimeout, int minReplicas, Duration replicationTimeout) {
+        this(keyPrefix, commandTimeout, MinReplicas.of(minReplicas), replicationTimeout);
     }
 
     /** @return the documented defaults */
@@ -66,6 +79,15 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, int min
      * @return a copy with them
      */
     public RedisLockConfig withReplication(int minReplicas, Duration timeout) {
+        return withReplication(MinReplicas.of(minReplicas), timeout);
+    }
+
+    /**
+     * @param minReplicas replicas that must acknowledge a lock write ({@link MinReplicas#AUTO} or a number)
+     * @param timeout how long to wait for them
+     * @return a copy with them
+     */
+    public RedisLockConfig withReplication(MinReplicas minReplicas, Duration timeout) {
         return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout);
     }
 }

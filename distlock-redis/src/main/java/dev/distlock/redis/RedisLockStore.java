@@ -33,6 +33,9 @@ import org.springframework.util.ClassUtils;
  * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
  * the release channel ({@link ReleaseSubscriber}).</li>
  * <li>Renewals are batched ({@link RedisRenewals}).</li>
+ * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
+ * returns, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
+ * connection, {@link RedisNode}); a master without replicas costs nothing more.</li>
  * <li>Every call is bounded by {@code distlock.command-timeout}. An attempt whose reply did not come in time is
  * undone by a release sent after it, so an orphan never holds the lock for a whole lease.</li>
  * </ul>
@@ -76,6 +79,9 @@ public class RedisLockStore implements LockStore {
 
     private final long timeoutNanos;
 
+    /** Whether lock writes wait for replicas ({@code distlock.replication.min-replicas} not 0, on Lettuce). */
+    private final boolean acknowledging;
+
     /**
      * @param connectionFactory the application's connection factory ({@code spring.data.redis.*})
      * @param config the settings
@@ -83,18 +89,28 @@ public class RedisLockStore implements LockStore {
     public RedisLockStore(RedisConnectionFactory connectionFactory, RedisLockConfig config) {
         this.config = config;
         boolean lettuce = LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory;
-        if (config.minReplicas() > 0 && !lettuce) {
-            throw new IllegalStateException("distlock.replication.min-replicas=" + config.minReplicas()
-                    + " needs the Lettuce client: WAIT must follow the lock write on the same connection");
+        MinReplicas minReplicas = config.minReplicas();
+        if (!lettuce && !minReplicas.isOff()) {
+            if (!minReplicas.auto()) {
+                throw new IllegalStateException("distlock.replication.min-replicas=" + minReplicas
+                        + " needs the Lettuce client: WAIT must follow the lock write on the same connection, which "
+                        + "a pooled client does not promise; use Lettuce or set it to 0");
+            }
+            log.warn("distlock.replication.min-replicas=auto waits for no replica acknowledgement on this Redis "
+                    + "client ({}): WAIT must follow the lock write on the same connection, which only the Lettuce "
+                    + "client promises. A lock written just before a failover can be lost (and is reported); use "
+                    + "Lettuce for acknowledged locks, or set the property to 0 to silence this warning",
+                    connectionFactory.getClass().getSimpleName());
         }
+        this.acknowledging = lettuce && !minReplicas.isOff();
         this.runner = lettuce ? new LettuceRunner((LettuceConnectionFactory) connectionFactory,
                 config.commandTimeout()) : new ConnectionRunner(connectionFactory, config.commandTimeout());
-        this.acquires = config.minReplicas() == 0 ? runner
+        this.acquires = !acknowledging ? runner
                 : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout());
         this.channel = LockKeys.channel(config.keyPrefix());
         this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS);
         this.timeoutNanos = config.commandTimeout().toNanos();
-        this.renewals = new RedisRenewals(runner, config);
+        this.renewals = new RedisRenewals(runner, config, acknowledging);
     }
 
     /** @return the settings */
@@ -129,19 +145,49 @@ public class RedisLockStore implements LockStore {
     @Override
     public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
+        if (acknowledging) {
+            return attemptAcknowledged(request, keys, remainingWaitMillis, retry);
+        }
         CompletableFuture<Object> reply = acquireAsync(request, keys, remainingWaitMillis, retry);
-        // Sent right behind the script (same round trip): returns once the replicas have the lock write.
-        CompletableFuture<Long> acknowledged = config.minReplicas() == 0 ? null
-                : acquires.waitForReplicas(keys.lock, config.minReplicas(), config.replicationTimeout().toMillis());
         long value;
         try {
             value = (Long) await(reply, "acquire '" + request.name() + "'", timeoutNanos);
-            if (value > 0 && acknowledged != null) {
-                awaitReplicas(acknowledged, request);
-            }
         }
         catch (LockUnavailableException ex) {
             // The acquire may still run (or have run): undo it strictly after it, on the same path.
+            reply.handle((result, error) -> cancelAsync(request, keys));
+            throw ex;
+        }
+        return value > 0 ? Attempt.acquired(value) : Attempt.busy(-value);
+    }
+
+    /**
+     * An acquire whose write must reach replicas: the script and, when the master has replicas to wait for, a
+     * {@code WAIT} right behind it (same round trip) on the master's own connection. A master without replicas
+     * (with {@code auto}) costs nothing more than the script once its replica count is known.
+     */
+    private Attempt attemptAcknowledged(LockRequest request, LockKeys keys, long remainingWaitMillis,
+            boolean retry) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        RedisNode node = (RedisNode) await(acquires.node(keys.lock), "reach the master of lock '" + request.name()
+                + "'", timeoutNanos);
+        int online = (Integer) await(node.onlineReplicas(), "list the replicas of the master of lock '"
+                + request.name() + "'", Math.max(0, deadline - System.nanoTime()));
+        int required = config.minReplicas().required(online);
+        CompletableFuture<Object> reply = node.eval(LuaScript.ACQUIRE, keys.all(), acquireArgs(request,
+                remainingWaitMillis, retry));
+        // Sent right behind the script (same round trip): returns once the replicas have the lock write.
+        CompletableFuture<Long> acknowledged = required == 0 ? null
+                : node.waitForReplicas(required, config.replicationTimeout().toMillis());
+        long value;
+        try {
+            value = (Long) await(reply, "acquire '" + request.name() + "'", Math.max(0, deadline - System.nanoTime()));
+            if (value > 0 && acknowledged != null) {
+                awaitReplicas(acknowledged, request, required);
+            }
+        }
+        catch (LockUnavailableException ex) {
+            // The acquire may still run (or have run): undo it strictly after it.
             reply.handle((result, error) -> cancelAsync(request, keys));
             throw ex;
         }
@@ -155,20 +201,24 @@ public class RedisLockStore implements LockStore {
      */
     CompletableFuture<Object> acquireAsync(LockRequest request, LockKeys keys, long remainingWaitMillis,
             boolean retry) {
-        return acquires.eval(LuaScript.ACQUIRE, keys.all(), LuaScript.owner(request),
-                LuaScript.arg(request.leaseMillis()), LuaScript.arg(remainingWaitMillis), retry ? RETRY : FIRST,
-                LuaScript.mode(request));
+        return acquires.eval(LuaScript.ACQUIRE, keys.all(), acquireArgs(request, remainingWaitMillis, retry));
+    }
+
+    private static byte[][] acquireArgs(LockRequest request, long remainingWaitMillis, boolean retry) {
+        return new byte[][] { LuaScript.owner(request), LuaScript.arg(request.leaseMillis()),
+                LuaScript.arg(remainingWaitMillis), retry ? RETRY : FIRST, LuaScript.mode(request) };
     }
 
     /** Fails the acquire unless enough replicas acknowledged it: never a lock that exists only on the master. */
-    private void awaitReplicas(CompletableFuture<Long> acknowledged, LockRequest request) {
+    private void awaitReplicas(CompletableFuture<Long> acknowledged, LockRequest request, int required) {
         long replicas = (Long) await(acknowledged, "acknowledge lock '" + request.name() + "' on replicas",
                 timeoutNanos + config.replicationTimeout().toNanos());
-        if (replicas < config.minReplicas()) {
+        if (replicas < required) {
             throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master but "
-                    + "only " + replicas + " of distlock.replication.min-replicas=" + config.minReplicas()
-                    + " replicas acknowledged it within distlock.replication.timeout ("
-                    + config.replicationTimeout().toMillis() + " ms); the acquire was undone");
+                    + "only " + replicas + " of " + required + " replicas acknowledged it (distlock.replication."
+                    + "min-replicas=" + config.minReplicas() + ") within "
+                    + "distlock.replication.timeout (" + config.replicationTimeout().toMillis()
+                    + " ms); the acquire was undone");
         }
     }
 
@@ -230,7 +280,12 @@ public class RedisLockStore implements LockStore {
             return reply.get(waitNanos, TimeUnit.NANOSECONDS);
         }
         catch (TimeoutException ex) {
+            // Either connection may be the stuck one (acquires have their own with acknowledgement); each is
+            // replaced only when it answered nothing for a while.
             runner.timedOut();
+            if (acquires != runner) {
+                acquires.timedOut();
+            }
             throw new LockUnavailableException("Redis did not answer " + what + " within distlock.command-timeout ("
                     + config.commandTimeout().toMillis() + " ms)", ex);
         }

@@ -28,15 +28,16 @@ interface RedisRunner extends AutoCloseable {
     CompletableFuture<Long> publish(byte[] channel, byte[] message);
 
     /**
-     * {@code WAIT}: until that many replicas acknowledged the writes sent on this connection so far, to the node
-     * that serves the key.
+     * The master serving a key, on the connection that carries its writes, for replica acknowledgement
+     * ({@code WAIT} covers only writes sent on its own connection).
      *
-     * @param key a key just written (its node receives the {@code WAIT})
-     * @param replicas how many replicas
-     * @param timeoutMillis how long Redis waits at most
-     * @return how many acknowledged
+     * @param key a lock key
+     * @return the master, once the connection is open
      */
-    CompletableFuture<Long> waitForReplicas(byte[] key, int replicas, long timeoutMillis);
+    default CompletableFuture<RedisNode> node(byte[] key) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "replica acknowledgement (distlock.replication.min-replicas) needs the Lettuce client"));
+    }
 
     /** @return the reply to {@code PING} */
     CompletableFuture<String> ping();

@@ -6,6 +6,7 @@ import dev.distlock.spi.LockStore;
 import dev.distlock.test.LockStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -13,6 +14,8 @@ import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The store contract on Jedis: any Spring Data Redis client works through the generic connection API, so an
@@ -52,6 +55,24 @@ class JedisLockStoreContractTests extends LockStoreContractTests {
                 factory.destroy();
             }
         };
+    }
+
+    /** Jedis cannot promise that WAIT follows the write on its connection: auto waits for none, a number refuses. */
+    @Test
+    void aFixedReplicaCountFailsStartUpNamingThePropertyWhileAutoWaitsForNone() {
+        JedisConnectionFactory factory = new JedisConnectionFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port()));
+        factory.afterPropertiesSet();
+        factory.start();
+        try {
+            assertThatIllegalStateException().isThrownBy(() -> new RedisLockStore(factory,
+                    LockNodes.redisConfig("jedis").withReplication(1, Duration.ofSeconds(1))))
+                    .withMessageContaining("distlock.replication.min-replicas=1").withMessageContaining("Lettuce");
+            new RedisLockStore(factory, LockNodes.redisConfig("jedis")).close(); // auto: a WARN, no failure
+        }
+        finally {
+            factory.destroy();
+        }
     }
 
     @Override

@@ -77,4 +77,25 @@ class RedisAclTests {
             factory.destroy();
         }
     }
+
+    /** INFO is in @dangerous: without it, min-replicas=auto cannot see replicas and waits for none (with a WARN). */
+    @Test
+    void aUserWithoutInfoLocksWithTheDefaultReplicaSetting() {
+        RedisServerProcess server = redisServers.start("--user", "default", "off", "--user", "locker", "on",
+                ">s3cret", "~acl:*", "resetchannels", "&acl:released", "+@all", "-@dangerous");
+        LettuceConnectionFactory factory = factory(server, "locker", "s3cret");
+        try {
+            StoreLockService a = nodes.node(factory, LockConfig.defaults().withWaitTime(Duration.ofSeconds(2)),
+                    LockNodes.redisConfig("acl"), LockListener.NONE);
+            for (int i = 0; i < 3; i++) {
+                try (LockHandle handle = a.lock("no-info-" + i)) {
+                    assertThat(handle.isHeld()).isTrue();
+                }
+            }
+        }
+        finally {
+            nodes.close();
+            factory.destroy();
+        }
+    }
 }

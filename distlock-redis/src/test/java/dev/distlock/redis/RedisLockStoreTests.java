@@ -75,6 +75,24 @@ class RedisLockStoreTests {
     }
 
     @Test
+    void byDefaultAMasterWithoutReplicaCostsNoWaitAndNoRoundTripPerAcquire() {
+        StoreLockService a = node(); // distlock.replication.min-replicas=auto, the default
+        StringRedisTemplate redis = nodes.redis(server);
+        a.lock("warm-up").unlock(); // opens the connections; the acquiring one reads INFO replication once
+        long infosBefore = LockNodes.calls(redis, "info"); // (each look is an INFO commandstats itself)
+        long evalsBefore = LockNodes.calls(redis, "evalsha");
+        for (int i = 0; i < 50; i++) {
+            a.lock("no-replica-" + i).unlock();
+        }
+        long infos = LockNodes.calls(redis, "info") - infosBefore - 2;
+        assertThat(LockNodes.calls(redis, "evalsha") - evalsBefore).as("one script per acquire and per release")
+                .isEqualTo(100);
+        assertThat(LockNodes.calls(redis, "wait")).as("no WAIT on a master without replicas").isZero();
+        assertThat(infos).as("the replica count is known, refreshed at most every few seconds in the background")
+                .isLessThanOrEqualTo(1);
+    }
+
+    @Test
     void manyDistinctNamesLeaveNoLocalStateAndNoKeys() {
         StoreLockService a = node();
         for (int i = 0; i < 20_000; i++) {

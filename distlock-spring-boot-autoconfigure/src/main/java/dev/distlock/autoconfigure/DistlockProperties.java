@@ -95,11 +95,13 @@ public record DistlockProperties(
     }
 
     /**
-     * @param minReplicas How many replicas must acknowledge a lock write (WAIT) before an acquire returns. Fewer
-     *        within the timeout undo the acquire and fail it with LockUnavailableException. 0 does not wait.
-     * @param timeout How long an acquire waits for the replica acknowledgements.
+     * @param minReplicas How many replicas must acknowledge a lock write (WAIT) before an acquire returns and a
+     *        renewal counts: 'auto' (one whenever the master has a replica online, none when it has none) or a
+     *        whole number. Fewer within the timeout undo the acquire and fail it with LockUnavailableException. 0
+     *        does not wait.
+     * @param timeout How long an acquire or renewal waits for the replica acknowledgements.
      */
-    public record Replication(@DefaultValue(LockDefaults.MIN_REPLICAS) int minReplicas,
+    public record Replication(@DefaultValue(LockDefaults.MIN_REPLICAS) String minReplicas,
             @DefaultValue(LockDefaults.REPLICATION_TIMEOUT) Duration timeout) {
     }
 

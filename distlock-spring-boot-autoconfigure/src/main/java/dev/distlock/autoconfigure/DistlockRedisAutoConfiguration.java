@@ -2,6 +2,7 @@ package dev.distlock.autoconfigure;
 
 import java.util.List;
 
+import dev.distlock.redis.MinReplicas;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.redis.RedlockConfig;
@@ -62,7 +63,7 @@ public class DistlockRedisAutoConfiguration {
                 DistlockProperties properties) {
             // Closed by the lock service that uses it.
             return new RedisLockStore(connectionFactory, new RedisLockConfig(properties.keyPrefix(),
-                    properties.commandTimeout(), properties.replication().minReplicas(),
+                    properties.commandTimeout(), MinReplicas.parse(properties.replication().minReplicas()),
                     properties.replication().timeout()));
         }
     }
