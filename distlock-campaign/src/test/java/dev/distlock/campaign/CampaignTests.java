@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fault campaign on every store and topology. In the build, a short run: about 8 s of faults per store (about
+ * The fault campaign on every store and topology. In the build, a short run: 6 s of faults per store (about
  * a minute of faults in all). Long mode: {@code -Dcampaign.minutes=N} injects faults for N minutes per store.
  * {@code -Dcampaign.seed=S} replays a run (the seed is printed at the start and in every failure);
  * {@code -Dcampaign.stores=sentinel,redlock} runs only those stores. Each run's figures are appended to
@@ -30,7 +30,7 @@ class CampaignTests {
     private static final Logger log = LoggerFactory.getLogger(CampaignTests.class);
 
     /** Faults per store in the short run of the build. */
-    static final Duration SHORT_RUN = Duration.ofSeconds(8);
+    static final Duration SHORT_RUN = Duration.ofSeconds(6);
 
     static long seed;
 
