@@ -111,8 +111,30 @@ class PartitionedMasterTests {
         return service;
     }
 
+    /**
+     * Fails until renewals are acknowledged by a replica (the replication fix): the holder renews on the isolated
+     * old master, unreported, while node B is granted the lock on the promoted replica.
+     */
     @Test
     void theIsolatedHolderIsToldItsLeaseIsLostBeforeTheOtherSideGrantsTheLock() {
+        partitionTheMasterWithTheHolder();
+    }
+
+    /**
+     * The server-side guard, for deployments that set it: with {@code min-replicas-to-write 1} and
+     * {@code min-replicas-max-lag 1} the isolated master refuses the holder's renewals once its replicas are gone
+     * for a second, so the holder is told in time whatever the client does.
+     */
+    @Test
+    void withMinReplicasToWriteOnTheServersTheIsolatedHolderIsToldInTime() {
+        for (var server : topology.servers()) {
+            server.call("CONFIG", "SET", "min-replicas-to-write", "1");
+            server.call("CONFIG", "SET", "min-replicas-max-lag", "1");
+        }
+        partitionTheMasterWithTheHolder();
+    }
+
+    private void partitionTheMasterWithTheHolder() {
         Map<Integer, FaultProxy> byServerProxyPort = new HashMap<>();
         for (int i = 0; i < 3; i++) {
             FaultProxy own = FaultProxy.start("node-a -> redis-" + i, topology.servers().get(i).port());
