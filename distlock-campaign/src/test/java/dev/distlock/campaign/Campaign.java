@@ -251,7 +251,7 @@ final class Campaign {
             kinds.addAll(List.of(FaultKind.PARTITION, FaultKind.DELAY, FaultKind.RESET));
         }
         kinds.addAll(List.of(FaultKind.KILL_HOLDER, FaultKind.PAUSE_HOLDER));
-        Collections.sort(kinds);
+        kinds = new ArrayList<>(new java.util.TreeSet<>(kinds));
         long end = System.nanoTime() + faultPhase.toNanos();
         while (System.nanoTime() < end) {
             FaultKind kind = kinds.get(random.nextInt(kinds.size()));
@@ -308,6 +308,9 @@ final class Campaign {
     }
 
     private CampaignTopology.Injected inject(FaultKind kind, Random random, Duration duration, ChildNode child) {
+        if (topology.serverFaults().contains(kind)) {
+            return topology.inject(kind, random, duration);
+        }
         Links links = topology.links();
         switch (kind) {
             case KILL_HOLDER:
