@@ -69,6 +69,9 @@ final class Campaign {
 
     private final List<String> nemesisErrors = new CopyOnWriteArrayList<>();
 
+    /** What the nemesis did and when ({@link System#nanoTime()} in µs, the scale of the history's intervals). */
+    private final List<String> timeline = new CopyOnWriteArrayList<>();
+
     private final LongAdder grants = new LongAdder();
 
     private final LongAdder lostReported = new LongAdder();
@@ -195,6 +198,8 @@ final class Campaign {
         }
         catch (AssertionError ex) {
             violations.add("safety: " + ex.getMessage());
+            log.error("{}: the nemesis' timeline, to compare with the violation's intervals (child JVM output in "
+                    + "target/campaign-logs):\n  {}", topology.name(), String.join("\n  ", timeline));
         }
         if (!untyped.isEmpty()) {
             violations.add(failures.get(FailureKind.UNTYPED).sum() + " untyped failure(s), e.g. " + untyped);
@@ -208,11 +213,22 @@ final class Campaign {
             recoveries.forEach((kind, list) -> recoveryMillis.put(kind, List.copyOf(list)));
         }
         CampaignResult result = new CampaignResult(topology.name(), seed, faultPhase,
-                Duration.ofNanos(System.nanoTime() - started), grants.sum(), lostReported.sum(), failureCounts,
+                Duration.ofNanos(System.nanoTime() - started), grants.sum(), lostReported.sum(), longestGapMillis(),
+                failureCounts,
                 faultCounts, recoveryMillis, livenessMillis, List.copyOf(nemesisErrors), violations,
                 topology.guarantee());
         log.info("{}", result.summary());
         return result;
+    }
+
+    /** The longest time in which no node was granted any lock: the worst unavailability of the run. */
+    private long longestGapMillis() {
+        long longest = 0;
+        List<LockHistory.Grant> all = history.grants();
+        for (int i = 1; i < all.size(); i++) {
+            longest = Math.max(longest, all.get(i).startNanos() - all.get(i - 1).startNanos());
+        }
+        return longest / 1_000_000;
     }
 
     private long grantsOf(String node) {
@@ -267,9 +283,12 @@ final class Campaign {
                 continue;
             }
             faults.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+            timeline.add(System.nanoTime() / 1000 + " µs: " + injected.description());
             log.info("{}: {} for {} ms", topology.name(), injected.description(), duration.toMillis());
             // The fault lasts this long: the sleep is the fault's duration, not a wait for something.
             TimeUnit.MILLISECONDS.sleep(duration.toMillis());
+            long healing = System.nanoTime();
+            timeline.add(healing / 1000 + " µs: healing " + kind);
             try {
                 injected.heal().run();
             }
@@ -278,19 +297,19 @@ final class Campaign {
                 log.warn("{}: could not heal {}", topology.name(), kind, ex);
                 topology.heal();
             }
-            awaitRecovery(kind);
+            awaitRecovery(kind, healing);
             // The quiet time between two faults.
             TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(800));
         }
     }
 
     /**
-     * Times the recovery from a healed fault: until every node was granted a lock again (at most
-     * {@link #RECOVERY_TIMEOUT}; a slower recovery is recorded as that long, and the liveness check at the end still
-     * applies).
+     * Times the recovery from a fault, from the moment its healing began (a restart, the end of a partition; for
+     * Sentinel and Cluster the wait for a healthy topology is part of it) until every node was granted a lock
+     * again (at most {@link #RECOVERY_TIMEOUT}; a slower recovery is recorded as that long, and the liveness check
+     * at the end still applies).
      */
-    private void awaitRecovery(FaultKind kind) {
-        long healed = System.nanoTime();
+    private void awaitRecovery(FaultKind kind, long healed) {
         Map<String, Long> before = new java.util.HashMap<>();
         grantsByNode.forEach((node, count) -> before.put(node, count.get()));
         try {
@@ -309,7 +328,11 @@ final class Campaign {
 
     private CampaignTopology.Injected inject(FaultKind kind, Random random, Duration duration, ChildNode child) {
         if (topology.serverFaults().contains(kind)) {
-            return topology.inject(kind, random, duration);
+            CampaignTopology.Injected injected = topology.inject(kind, random, duration);
+            if (injected != null) {
+                return injected;
+            }
+            // The topology left this one to the campaign: a fault of one node's links.
         }
         Links links = topology.links();
         switch (kind) {

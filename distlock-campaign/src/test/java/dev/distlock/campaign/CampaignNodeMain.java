@@ -39,7 +39,8 @@ public final class CampaignNodeMain {
         LockLoop.Sink sink = new LockLoop.Sink() {
             @Override
             public void began(String name, long token, long startNanos) {
-                out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos);
+                out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos + " "
+                        + Thread.currentThread().getName());
             }
 
             @Override

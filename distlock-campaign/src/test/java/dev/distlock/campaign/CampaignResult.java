@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
  * @param wallTime the whole run, start-up and liveness check included
  * @param grants grants recorded
  * @param lostReported grants whose holder was told the lease was lost
+ * @param longestGapMillis the longest time in which no node was granted any lock
  * @param failures failed calls by kind (timeouts include empty {@code tryLock}s)
  * @param faults faults injected by kind
  * @param recoveryMillis per fault kind, the times from healing it until every node was granted again
@@ -23,7 +24,7 @@ import java.util.stream.Collectors;
  * @param guarantee what the topology guarantees
  */
 record CampaignResult(String store, long seed, Duration faultPhase, Duration wallTime, long grants,
-        long lostReported, Map<FailureKind, Long> failures, Map<FaultKind, Long> faults,
+        long lostReported, long longestGapMillis, Map<FailureKind, Long> failures, Map<FaultKind, Long> faults,
         Map<FaultKind, List<Long>> recoveryMillis, long livenessMillis, List<String> nemesisErrors,
         List<String> violations, String guarantee) {
 
@@ -34,15 +35,18 @@ record CampaignResult(String store, long seed, Duration faultPhase, Duration wal
     String recoverySummary() {
         return recoveryMillis.entrySet().stream().map(entry -> {
             List<Long> sorted = entry.getValue().stream().sorted().toList();
-            return entry.getKey() + " median " + sorted.get(sorted.size() / 2) + " max " + sorted.get(sorted.size() - 1);
+            return entry.getKey() + " median " + sorted.get(sorted.size() / 2) + " max "
+                    + sorted.get(sorted.size() - 1);
         }).collect(Collectors.joining("; "));
     }
 
     String summary() {
-        return String.format("Campaign %s seed %d: %d s of faults (%d s in all), %d operations, %d grants (%d reported "
-                + "lost), failures %s, faults %s, recovery ms {%s}, liveness %d ms, nemesis errors %d, violations %d%s",
-                store, seed, faultPhase.toSeconds(), wallTime.toSeconds(), operations(), grants, lostReported,
-                failures, faults, recoverySummary(), livenessMillis, nemesisErrors.size(), violations.size(),
+        return String.format("Campaign %s seed %d: %d s of faults (%d s in all), %d operations, %d grants (%d "
+                + "reported lost), longest time without a grant %d ms, failures %s, faults %s, recovery ms {%s}, "
+                + "liveness %d ms, nemesis errors %d%s, violations %d%s", store, seed, faultPhase.toSeconds(),
+                wallTime.toSeconds(), operations(), grants, lostReported, longestGapMillis, failures, faults,
+                recoverySummary(), livenessMillis, nemesisErrors.size(), nemesisErrors.isEmpty() ? "" : " "
+                        + nemesisErrors, violations.size(),
                 violations.isEmpty() ? "" : ":\n  " + String.join("\n  ", violations));
     }
 
@@ -52,7 +56,7 @@ record CampaignResult(String store, long seed, Duration faultPhase, Duration wal
                 + faults.entrySet().stream().map(e -> e.getKey().name().toLowerCase() + " " + e.getValue())
                         .collect(Collectors.joining(", "))
                 + " | " + violations.size() + " | " + failures.get(FailureKind.UNAVAILABLE) + " | "
-                + failures.get(FailureKind.TIMEOUT) + " | " + lostReported + " | " + recoverySummary() + "; liveness "
-                + livenessMillis + " | " + seed + " |";
+                + failures.get(FailureKind.TIMEOUT) + " | " + lostReported + " | " + longestGapMillis + " | "
+                + recoverySummary() + "; liveness " + livenessMillis + " | " + seed + " |";
     }
 }

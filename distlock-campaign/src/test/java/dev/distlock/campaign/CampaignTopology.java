@@ -31,8 +31,11 @@ interface CampaignTopology extends AutoCloseable {
      * @param kind one of {@link #serverFaults()}
      * @param random the nemesis' random source (seeded)
      * @param duration how long the fault is meant to last
-     * @return a description of what was done, and the action that ends the fault
+     * @return a description of what was done, and the action that ends the fault; null to leave a
+     *         {@link FaultKind#PARTITION}, {@link FaultKind#DELAY} or {@link FaultKind#RESET} to the campaign, which
+     *         then injects it on one node's {@link #links()}
      */
+    @org.jspecify.annotations.Nullable
     Injected inject(FaultKind kind, Random random, Duration duration);
 
     /** Brings every server and link back, and waits until the topology serves again. */

@@ -1,6 +1,9 @@
 package dev.distlock.campaign;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,7 +49,25 @@ final class ChildNode implements AutoCloseable {
     private HolderJvm start() {
         try {
             HolderJvm started = HolderJvm.start(CampaignNodeMain.class, args);
-            outputEnded = started.forEachLine(this::onLine);
+            // Everything the JVM prints is kept, for looking into a violation.
+            Path logFile = Path.of("target", "campaign-logs", node + "-" + started.pid() + ".log");
+            Files.createDirectories(logFile.getParent());
+            BufferedWriter logWriter = Files.newBufferedWriter(logFile);
+            outputEnded = started.forEachLine(line -> {
+                try {
+                    logWriter.write(System.nanoTime() / 1000 + " " + line + "\n");
+                    logWriter.flush();
+                }
+                catch (IOException ex) {
+                    // The log is a help, not the check.
+                }
+                try {
+                    onLine(line);
+                }
+                catch (RuntimeException ex) {
+                    log.warn("{}: cannot read the line '{}'", node, line, ex);
+                }
+            });
             return started;
         }
         catch (IOException ex) {

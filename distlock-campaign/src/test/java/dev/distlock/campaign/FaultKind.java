@@ -12,6 +12,11 @@ enum FaultKind {
     FAILOVER,
     /** A blackhole between a node and some servers, or around a server (replication links included). */
     PARTITION,
+    /**
+     * Review §6: {old master + one node} | {replicas + Sentinels + the other nodes}; the majority side's connections
+     * to the old master are reset.
+     */
+    PARTITION_MASTER_WITH_NODE,
     /** Every chunk of bytes held on some links. */
     DELAY,
     /** Open connections reset and new ones refused on some links. */

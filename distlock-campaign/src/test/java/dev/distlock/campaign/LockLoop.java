@@ -16,7 +16,8 @@ import dev.distlock.LockService;
 import dev.distlock.spi.LockListener;
 
 /**
- * One worker of a node: takes a random lock name with a random wait, holds it for a few milliseconds, unlocks,
+ * One worker of a node: takes a random lock name with a random wait, holds it (mostly for milliseconds, sometimes
+ * for seconds), unlocks,
  * and reports every grant and failure to a {@link Sink}. The same loop runs in the test JVM and in child JVMs.
  * <p>
  * A grant counts as reported lost when the node's listener reported the lease lost or expired, or when
@@ -95,7 +96,9 @@ final class LockLoop implements Runnable {
         while (!stop.getAsBoolean()) {
             String name = NAMES.get(random.nextInt(NAMES.size()));
             Duration wait = WAITS[random.nextInt(WAITS.length)];
-            long holdMicros = random.nextInt(20_000);
+            // Mostly short holds (up to 20 ms); one in a hundred lasts 1 to 3 s, past the 2 s lease, so that faults
+            // land in the middle of holds that the watchdog must keep renewing.
+            long holdMicros = random.nextInt(100) == 0 ? 1_000_000 + random.nextInt(2_000_000) : random.nextInt(20_000);
             Optional<LockHandle> granted;
             try {
                 granted = service.tryLock(name, LockOptions.defaults().withWaitTime(wait));

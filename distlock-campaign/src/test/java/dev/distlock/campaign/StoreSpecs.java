@@ -3,7 +3,9 @@ package dev.distlock.campaign;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -17,6 +19,10 @@ import dev.distlock.jdbc.JdbcLockStore;
 import dev.distlock.spi.LockStore;
 import dev.distlock.zookeeper.ZooKeeperLockConfig;
 import dev.distlock.zookeeper.ZooKeeperLockStore;
+import io.lettuce.core.internal.HostAndPort;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DnsResolvers;
+import io.lettuce.core.resource.MappingSocketAddressResolver;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConfiguration;
@@ -31,7 +37,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * ({@link CampaignNodeMain}) connect the same way. The fields are separated by {@code |}:
  * <ul>
  * <li>{@code redis|host:port|minReplicas}</li>
- * <li>{@code sentinel|masterName|host:port,host:port|minReplicas}</li>
+ * <li>{@code sentinel|masterName|host:port,host:port|minReplicas[|port>port,port>port]}: the optional last field maps
+ * the ports the Sentinels name onto this node's own proxies (a Lettuce {@link MappingSocketAddressResolver})</li>
  * <li>{@code cluster|host:port,host:port|minReplicas}</li>
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
  * <li>{@code jdbc|url|table}</li>
@@ -80,7 +87,7 @@ final class StoreSpecs {
             case "redis": {
                 String[] hostPort = parts[1].split(":");
                 return redis(new RedisStandaloneConfiguration(hostPort[0], Integer.parseInt(hostPort[1])),
-                        Integer.parseInt(parts[2]));
+                        Integer.parseInt(parts[2]), "");
             }
             case "sentinel": {
                 RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
@@ -88,11 +95,11 @@ final class StoreSpecs {
                 for (String node : parts[2].split(",")) {
                     sentinel.addSentinel(RedisNode.fromString(node));
                 }
-                return redis(sentinel, Integer.parseInt(parts[3]));
+                return redis(sentinel, Integer.parseInt(parts[3]), parts.length > 4 ? parts[4] : "");
             }
             case "cluster":
                 return redis(new RedisClusterConfiguration(Arrays.asList(parts[1].split(","))),
-                        Integer.parseInt(parts[2]));
+                        Integer.parseInt(parts[2]), "");
             case "redlock":
                 return new Opened(RedlockStore.connect(new RedlockConfig(List.of(parts[1].split(",")), KEY_PREFIX,
                         COMMAND_TIMEOUT)), List.of());
@@ -119,9 +126,25 @@ final class StoreSpecs {
         }
     }
 
-    private static Opened redis(RedisConfiguration configuration, int minReplicas) {
-        LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5))
-                .build();
+    private static Opened redis(RedisConfiguration configuration, int minReplicas, String portMapping) {
+        List<AutoCloseable> resources = new ArrayList<>();
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder()
+                .commandTimeout(Duration.ofSeconds(5));
+        if (!portMapping.isEmpty()) {
+            Map<Integer, Integer> ports = new HashMap<>();
+            for (String pair : portMapping.split(",")) {
+                String[] fromTo = pair.split(">");
+                ports.put(Integer.parseInt(fromTo[0]), Integer.parseInt(fromTo[1]));
+            }
+            ClientResources clientResources = ClientResources.builder().socketAddressResolver(
+                    MappingSocketAddressResolver.create(DnsResolvers.UNRESOLVED, address -> ports.containsKey(
+                            address.getPort()) ? HostAndPort.of(address.getHostText(), ports.get(address.getPort()))
+                                    : address))
+                    .build();
+            builder.clientResources(clientResources);
+            resources.add(clientResources::shutdown);
+        }
+        LettuceClientConfiguration client = builder.build();
         LettuceConnectionFactory factory = configuration instanceof RedisStandaloneConfiguration standalone
                 ? new LettuceConnectionFactory(standalone, client)
                 : configuration instanceof RedisSentinelConfiguration sentinel
@@ -129,8 +152,7 @@ final class StoreSpecs {
                         : new LettuceConnectionFactory((RedisClusterConfiguration) configuration, client);
         factory.afterPropertiesSet();
         factory.start();
-        List<AutoCloseable> resources = new ArrayList<>();
-        resources.add(factory::destroy);
+        resources.add(0, factory::destroy);
         RedisLockConfig config = RedisLockConfig.defaults().withKeyPrefix(KEY_PREFIX)
                 .withCommandTimeout(COMMAND_TIMEOUT).withReplication(minReplicas, Duration.ofSeconds(1));
         return new Opened(new RedisLockStore(factory, config), resources);
