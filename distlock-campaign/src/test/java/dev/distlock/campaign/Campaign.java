@@ -268,6 +268,16 @@ final class Campaign {
         }
         kinds.addAll(List.of(FaultKind.KILL_HOLDER, FaultKind.PAUSE_HOLDER));
         kinds = new ArrayList<>(new java.util.TreeSet<>(kinds));
+        // -Dcampaign.faults=KILL_HOLDER,PARTITION narrows the nemesis to those kinds, to dig into one of them.
+        String only = System.getProperty("campaign.faults", "").trim();
+        if (!only.isEmpty()) {
+            List<String> wanted = List.of(only.toUpperCase(java.util.Locale.ROOT).split("\\s*,\\s*"));
+            kinds.removeIf(kind -> !wanted.contains(kind.name()));
+            if (kinds.isEmpty()) {
+                throw new IllegalArgumentException("-Dcampaign.faults=" + only + " names no fault of "
+                        + topology.name());
+            }
+        }
         long end = System.nanoTime() + faultPhase.toNanos();
         while (System.nanoTime() < end) {
             FaultKind kind = kinds.get(random.nextInt(kinds.size()));
