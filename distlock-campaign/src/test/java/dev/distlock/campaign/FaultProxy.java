@@ -204,10 +204,22 @@ public final class FaultProxy implements AutoCloseable {
             client.setTcpNoDelay(true);
             upstream.setTcpNoDelay(true);
             Socket server = upstream;
-            Thread back = new Thread(() -> pump(server, client), "proxy-pump " + name + " <-");
+            // Once both directions ended, the link is closed and forgotten.
+            java.util.concurrent.atomic.AtomicInteger directions = new java.util.concurrent.atomic.AtomicInteger(2);
+            Runnable ended = () -> {
+                if (directions.decrementAndGet() == 0) {
+                    reset(client);
+                    reset(server);
+                }
+            };
+            Thread back = new Thread(() -> {
+                pump(server, client);
+                ended.run();
+            }, "proxy-pump " + name + " <-");
             back.setDaemon(true);
             back.start();
             pump(client, upstream);
+            ended.run();
         }
         catch (IOException ex) {
             // The target is down: the client sees its connection reset, as it would without the proxy.
