@@ -74,6 +74,9 @@ final class Campaign {
 
     private final LongAdder grants = new LongAdder();
 
+    /** Holds of this JVM's nodes in progress: holder thread to {node, start}. */
+    private final Map<String, Object[]> holding = new ConcurrentHashMap<>();
+
     private final LongAdder lostReported = new LongAdder();
 
     private volatile boolean stopping;
@@ -221,6 +224,24 @@ final class Campaign {
         return result;
     }
 
+    /**
+     * Waits (at most 5 s) for a node of this JVM to be 100 ms into a hold, which is then a long one (short holds
+     * end within 20 ms), so that a fault about one node lands while it holds a lock.
+     */
+    private @org.jspecify.annotations.Nullable String busyNode() {
+        try {
+            return await("a node in the middle of a long hold").atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10)).until(() -> {
+                        long now = System.nanoTime();
+                        return holding.values().stream().filter(h -> now - (long) h[1] > 100_000_000L)
+                                .map(h -> (String) h[0]).findFirst().orElse(null);
+                    }, java.util.Objects::nonNull);
+        }
+        catch (org.awaitility.core.ConditionTimeoutException ex) {
+            return null;
+        }
+    }
+
     /** The longest time in which no node was granted any lock: the worst unavailability of the run. */
     private long longestGapMillis() {
         long longest = 0;
@@ -240,11 +261,13 @@ final class Campaign {
         return new LockLoop.Sink() {
             @Override
             public void began(String name, long token, long startNanos) {
-                // In this JVM a grant is recorded when its work ends: nothing here can crash in the middle.
+                // Recorded when the work ends (nothing here can crash in the middle); only kept to aim faults.
+                holding.put(holder, new Object[] { node, startNanos });
             }
 
             @Override
             public void ended(String name, long token, long startNanos, long endNanos, boolean lost) {
+                holding.remove(holder);
                 recorder.grant(name, node, token, startNanos, endNanos, lost);
             }
 
@@ -338,7 +361,9 @@ final class Campaign {
 
     private CampaignTopology.Injected inject(FaultKind kind, Random random, Duration duration, ChildNode child) {
         if (topology.serverFaults().contains(kind)) {
-            CampaignTopology.Injected injected = topology.inject(kind, random, duration);
+            CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
+                    ? topology.inject(kind, random, duration, busyNode())
+                    : topology.inject(kind, random, duration);
             if (injected != null) {
                 return injected;
             }

@@ -38,6 +38,22 @@ interface CampaignTopology extends AutoCloseable {
     @org.jspecify.annotations.Nullable
     Injected inject(FaultKind kind, Random random, Duration duration);
 
+    /**
+     * Injects one fault aimed at a node that holds a lock right now, where the fault is about one node (the
+     * partition of review §6 shows only while the isolated node holds a lock); the others ignore the node.
+     *
+     * @param kind one of {@link #serverFaults()}
+     * @param random the nemesis' random source (seeded)
+     * @param duration how long the fault is meant to last
+     * @param busyNode a node in the middle of a long hold, or null when none is
+     * @return as {@link #inject(FaultKind, Random, Duration)}
+     */
+    @org.jspecify.annotations.Nullable
+    default Injected inject(FaultKind kind, Random random, Duration duration,
+            @org.jspecify.annotations.Nullable String busyNode) {
+        return inject(kind, random, duration);
+    }
+
     /** Brings every server and link back, and waits until the topology serves again. */
     void heal();
 

@@ -96,9 +96,10 @@ final class LockLoop implements Runnable {
         while (!stop.getAsBoolean()) {
             String name = NAMES.get(random.nextInt(NAMES.size()));
             Duration wait = WAITS[random.nextInt(WAITS.length)];
-            // Mostly short holds (up to 20 ms); one in a hundred lasts 1 to 3 s, past the 2 s lease, so that faults
-            // land in the middle of holds that the watchdog must keep renewing.
-            long holdMicros = random.nextInt(100) == 0 ? 1_000_000 + random.nextInt(2_000_000) : random.nextInt(20_000);
+            // Mostly short holds (up to 20 ms); one in two hundred lasts 1 to 8 s, past the 2 s lease (and past a
+            // Sentinel failover plus a lease), so that faults land in the middle of holds the watchdog must renew.
+            long holdMicros = random.nextInt(200) == 0 ? 1_000_000 + random.nextInt(7_000_000)
+                    : random.nextInt(20_000);
             Optional<LockHandle> granted;
             try {
                 granted = service.tryLock(name, LockOptions.defaults().withWaitTime(wait));

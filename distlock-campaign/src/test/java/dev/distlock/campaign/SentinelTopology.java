@@ -10,6 +10,7 @@ import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
 import dev.distlock.embedded.RedisServerProcess;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis Sentinel (a master, two replicas, three Sentinels; {@link ProxiedSentinel}) with nodes that wait for one
@@ -79,6 +80,11 @@ final class SentinelTopology implements CampaignTopology {
 
     @Override
     public Injected inject(FaultKind kind, Random random, Duration duration) {
+        return inject(kind, random, duration, null);
+    }
+
+    @Override
+    public Injected inject(FaultKind kind, Random random, Duration duration, @Nullable String busyNode) {
         int master = sentinel.agreedMaster();
         if (master < 0) {
             throw new IllegalStateException("The Sentinels do not agree on a master");
@@ -128,7 +134,7 @@ final class SentinelTopology implements CampaignTopology {
                 });
                 return new Injected("reset and refuse connections to " + role + " redis-" + any, heal);
             case PARTITION_MASTER_WITH_NODE:
-                return partitionMasterWithNode(master, random, heal);
+                return partitionMasterWithNode(master, random, busyNode, heal);
             default:
                 throw new IllegalArgumentException("sentinel cannot inject " + kind);
         }
@@ -137,13 +143,15 @@ final class SentinelTopology implements CampaignTopology {
     /**
      * {old master + one node} | {replicas + Sentinels + the other nodes}: the majority side's connections to the
      * old master are reset (so that its nodes ask the Sentinels again), the isolated node's links to everything else
-     * are blackholed. Lasts until the Sentinels promoted a replica and one lease more, so that the lock's keys can
-     * expire on the promoted replica while the isolated node still reaches the old master.
+     * are blackholed; the isolated node is the one in the middle of a long hold when there is one. Lasts until the
+     * Sentinels promoted a replica and one lease more, so that the lock's keys can expire on the promoted replica
+     * while the isolated node still reaches the old master.
      */
-    private Injected partitionMasterWithNode(int master, Random random, Runnable heal) {
+    private Injected partitionMasterWithNode(int master, Random random, @Nullable String busyNode, Runnable heal) {
         List<String> nodes = new ArrayList<>(links.nodes());
         Collections.sort(nodes);
-        String isolated = nodes.get(random.nextInt(nodes.size()));
+        String isolated = busyNode != null && nodes.contains(busyNode) ? busyNode
+                : nodes.get(random.nextInt(nodes.size()));
         FaultProxy everyone = sentinel.proxies().get(master);
         everyone.refuse();
         everyone.resetConnections();
