@@ -306,6 +306,7 @@ final class Campaign {
             FaultKind kind = kinds.get(random.nextInt(kinds.size()));
             Duration duration = Duration.ofMillis(300 + random.nextInt(2700));
             CampaignTopology.Injected injected;
+            timeline.add(System.nanoTime() / 1000 + " µs: injecting " + kind);
             try {
                 injected = inject(kind, random, duration, child);
             }
