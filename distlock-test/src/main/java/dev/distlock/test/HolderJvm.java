@@ -12,11 +12,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * A lock holder in a JVM of its own, for crash tests: only a process shows what a crashed application node does to
  * its locks. The main class runs on this JVM's class path, takes a lock and prints {@code LOCKED <fencing token>};
  * the test then kills it with SIGKILL ({@link #kill()}) and checks that the lock is free again within its lease.
+ * <p>
+ * A node that keeps locking (the fault campaign's) reports on its output instead: read it with
+ * {@link #forEachLine(Consumer)}, freeze and thaw it with {@link #pause()} and {@link #resume()}.
  */
 public final class HolderJvm implements AutoCloseable {
 
@@ -75,8 +79,81 @@ public final class HolderJvm implements AutoCloseable {
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
+    /** @return the JVM's process id */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** @return whether the JVM is still running */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Freezes the JVM with SIGSTOP, as a long garbage-collection pause or a stalled VM would: its threads, its
+     * watchdog included, stop; its connections stay open.
+     */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a paused JVM go on (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
+            int exit = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start()
+                    .waitFor();
+            if (exit != 0 && process.isAlive()) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " exited with " + exit);
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not signal the holder JVM " + process.pid(), ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Hands every line the JVM prints to a consumer, on a daemon thread of its own, until the JVM ends. Use it
+     * instead of {@link #awaitLocked(Duration)}, not with it: both read the same output.
+     *
+     * @param consumer what to do with each line
+     * @return completed once the output ended (the JVM is gone) and every line was handed over
+     */
+    public CompletableFuture<Void> forEachLine(Consumer<String> consumer) {
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8));
+            try {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    consumer.accept(line);
+                }
+            }
+            catch (IOException ex) {
+                // The JVM is gone.
+            }
+            finally {
+                ended.complete(null);
+            }
+        }, "holder-jvm-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+        return ended;
+    }
+
     @Override
     public void close() {
+        resume(); // a frozen process is killed too, but do not leave it stopped if the kill races
         process.destroyForcibly();
     }
 

@@ -1,0 +1,425 @@
+package dev.distlock.campaign;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.test.LockHistory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One run of the fault campaign on one topology, Jepsen-style: nodes in the test JVM and in a child JVM lock and
+ * unlock three names in a loop while a seeded nemesis injects one bounded fault after another; then every fault is
+ * healed and the run checks:
+ * <ul>
+ * <li>safety, with {@link LockHistory}: no overlap unless the earlier holder was told its lease was lost, and
+ * fencing tokens increasing in grant order;</li>
+ * <li>every failed call threw a typed exception ({@link FailureKind#UNTYPED} counts are violations);</li>
+ * <li>liveness: once the faults stop, every node is granted a lock again within a minute.</li>
+ * </ul>
+ * The seed fixes the nemesis' schedule (which fault, where, how long, the pauses between) and every worker's
+ * choices; thread timing still varies, so a replay repeats the faults, not every interleaving.
+ */
+final class Campaign {
+
+    private static final Logger log = LoggerFactory.getLogger(Campaign.class);
+
+    static final int NODES = 2;
+
+    static final int THREADS = 2;
+
+    static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(60);
+
+    static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(15);
+
+    private final CampaignTopology topology;
+
+    private final long seed;
+
+    private final Duration faultPhase;
+
+    private final LockHistory history = new LockHistory();
+
+    private final Recorder recorder = new Recorder();
+
+    private final Map<FailureKind, LongAdder> failures = new EnumMap<>(FailureKind.class);
+
+    private final Map<FaultKind, AtomicLong> faults = new EnumMap<>(FaultKind.class);
+
+    private final Map<FaultKind, List<Long>> recoveries = new EnumMap<>(FaultKind.class);
+
+    private final Map<String, AtomicLong> grantsByNode = new ConcurrentHashMap<>();
+
+    private final List<String> untyped = new CopyOnWriteArrayList<>();
+
+    private final List<String> nemesisErrors = new CopyOnWriteArrayList<>();
+
+    /** What the nemesis did and when ({@link System#nanoTime()} in µs, the scale of the history's intervals). */
+    private final List<String> timeline = new CopyOnWriteArrayList<>();
+
+    private final LongAdder grants = new LongAdder();
+
+    /** Holds of this JVM's nodes in progress: holder thread to {node, start}. */
+    private final Map<String, Object[]> holding = new ConcurrentHashMap<>();
+
+    private final LongAdder lostReported = new LongAdder();
+
+    private volatile boolean stopping;
+
+    Campaign(CampaignTopology topology, long seed, Duration faultPhase) {
+        this.topology = topology;
+        this.seed = seed;
+        this.faultPhase = faultPhase;
+        for (FailureKind kind : FailureKind.values()) {
+            failures.put(kind, new LongAdder());
+        }
+    }
+
+    /**
+     * @param leaseMillis the lease
+     * @return the engine settings of every campaign node
+     */
+    static LockConfig lockConfig(long leaseMillis) {
+        return LockConfig.defaults().withLeaseTime(Duration.ofMillis(leaseMillis)).withWaitTime(Duration.ofSeconds(3));
+    }
+
+    /** Where every node's grants and failures go. */
+    final class Recorder {
+
+        void grant(String name, String node, long token, long startNanos, long endNanos, boolean lost) {
+            history.record(name, node, token, startNanos, endNanos, lost);
+            grants.increment();
+            if (lost) {
+                lostReported.increment();
+            }
+            grantsByNode.computeIfAbsent(node, n -> new AtomicLong()).incrementAndGet();
+        }
+
+        void failure(String node, FailureKind kind, String detail) {
+            failures.get(kind).increment();
+            if (kind == FailureKind.UNTYPED && untyped.size() < 10) {
+                untyped.add(node + ": " + detail);
+            }
+        }
+    }
+
+    /**
+     * Runs the campaign.
+     *
+     * @return the figures and the violations found
+     */
+    CampaignResult run() throws Exception {
+        log.info("Campaign on {}: seed {} (replay: -Dcampaign.seed={} -Dcampaign.stores={}), {} s of faults",
+                topology.name(), seed, seed, topology.name(), faultPhase.toSeconds());
+        long started = System.nanoTime();
+        // One seed replays every store; each store draws from a stream of its own.
+        long runSeed = seed ^ topology.name().hashCode();
+        Random nemesisRandom = new Random(runSeed);
+        List<StoreLockService> services = new ArrayList<>();
+        List<StoreSpecs.Opened> opened = new ArrayList<>();
+        List<Thread> workers = new ArrayList<>();
+        ChildNode child = null;
+        long livenessMillis = -1;
+        List<String> violations = new ArrayList<>();
+        try {
+            for (int n = 0; n < NODES; n++) {
+                String node = "node-" + n;
+                StoreSpecs.Opened store = StoreSpecs.open(topology.spec(node));
+                opened.add(store);
+                LockLoop.LostLeases lost = new LockLoop.LostLeases();
+                StoreLockService service = new StoreLockService(store.store(),
+                        lockConfig(topology.leaseMillis()), CompositeLockListener.of(List.of(lost)));
+                service.start();
+                services.add(service);
+                for (int t = 0; t < THREADS; t++) {
+                    String holder = node + "/" + t;
+                    Thread worker = new Thread(new LockLoop(service, runSeed * 31 + n * 7 + t, () -> stopping,
+                            sink(node, holder), lost), "campaign-" + holder);
+                    worker.setDaemon(true);
+                    worker.start();
+                    workers.add(worker);
+                }
+            }
+            child = new ChildNode("jvm-0", recorder, topology.spec("jvm-0"), String.valueOf(THREADS),
+                    String.valueOf(runSeed * 31 + 1000), String.valueOf(topology.leaseMillis()));
+            List<String> everyNode = List.of("node-0", "node-1", "jvm-0");
+            await("every node's first grant on " + topology.name()).atMost(Duration.ofSeconds(60))
+                    .until(() -> everyNode.stream().allMatch(node -> grantsOf(node) > 0));
+
+            nemesis(nemesisRandom, child);
+
+            long healed = System.nanoTime();
+            topology.heal();
+            if (topology.links() != null) {
+                topology.links().passAll();
+            }
+            child.resume();
+            if (!child.isAlive()) {
+                child.restart();
+            }
+            Map<String, Long> before = new ConcurrentHashMap<>();
+            everyNode.forEach(node -> before.put(node, grantsOf(node)));
+            try {
+                await("every node granted again after the faults stopped").atMost(LIVENESS_TIMEOUT)
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> everyNode.stream().allMatch(node -> grantsOf(node) > before.get(node)));
+                livenessMillis = (System.nanoTime() - healed) / 1_000_000;
+            }
+            catch (org.awaitility.core.ConditionTimeoutException ex) {
+                violations.add("liveness: not every node was granted a lock within " + LIVENESS_TIMEOUT
+                        + " of the faults stopping: grants by node " + grantsByNode);
+            }
+        }
+        finally {
+            stopping = true;
+            for (Thread worker : workers) {
+                worker.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            if (child != null) {
+                child.close();
+            }
+            services.forEach(StoreLockService::close);
+            opened.forEach(StoreSpecs.Opened::closeResources);
+        }
+        try {
+            history.assertConsistent();
+        }
+        catch (AssertionError ex) {
+            violations.add("safety: " + ex.getMessage());
+            log.error("{}: the nemesis' timeline, to compare with the violation's intervals (child JVM output in "
+                    + "target/campaign-logs):\n  {}", topology.name(), String.join("\n  ", timeline));
+        }
+        if (!untyped.isEmpty()) {
+            violations.add(failures.get(FailureKind.UNTYPED).sum() + " untyped failure(s), e.g. " + untyped);
+        }
+        Map<FailureKind, Long> failureCounts = new EnumMap<>(FailureKind.class);
+        failures.forEach((kind, count) -> failureCounts.put(kind, count.sum()));
+        Map<FaultKind, Long> faultCounts = new EnumMap<>(FaultKind.class);
+        faults.forEach((kind, count) -> faultCounts.put(kind, count.get()));
+        Map<FaultKind, List<Long>> recoveryMillis = new EnumMap<>(FaultKind.class);
+        synchronized (recoveries) {
+            recoveries.forEach((kind, list) -> recoveryMillis.put(kind, List.copyOf(list)));
+        }
+        CampaignResult result = new CampaignResult(topology.name(), seed, faultPhase,
+                Duration.ofNanos(System.nanoTime() - started), grants.sum(), lostReported.sum(), longestGapMillis(),
+                failureCounts,
+                faultCounts, recoveryMillis, livenessMillis, List.copyOf(nemesisErrors), violations,
+                topology.guarantee());
+        log.info("{}", result.summary());
+        return result;
+    }
+
+    /**
+     * Waits (at most 5 s) for a node of this JVM to be 100 ms into a hold, which is then a long one (short holds
+     * end within 20 ms), so that a fault about one node lands while it holds a lock.
+     */
+    private @org.jspecify.annotations.Nullable String busyNode() {
+        try {
+            return await("a node in the middle of a long hold").atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(10)).until(() -> {
+                        long now = System.nanoTime();
+                        return holding.values().stream().filter(h -> now - (long) h[1] > 100_000_000L)
+                                .map(h -> (String) h[0]).findFirst().orElse(null);
+                    }, java.util.Objects::nonNull);
+        }
+        catch (org.awaitility.core.ConditionTimeoutException ex) {
+            return null;
+        }
+    }
+
+    /** The longest time in which no node was granted any lock: the worst unavailability of the run. */
+    private long longestGapMillis() {
+        long longest = 0;
+        List<LockHistory.Grant> all = history.grants();
+        for (int i = 1; i < all.size(); i++) {
+            longest = Math.max(longest, all.get(i).startNanos() - all.get(i - 1).startNanos());
+        }
+        return longest / 1_000_000;
+    }
+
+    private long grantsOf(String node) {
+        AtomicLong count = grantsByNode.get(node);
+        return count == null ? 0 : count.get();
+    }
+
+    private LockLoop.Sink sink(String node, String holder) {
+        return new LockLoop.Sink() {
+            @Override
+            public void began(String name, long token, long startNanos) {
+                // Recorded when the work ends (nothing here can crash in the middle); only kept to aim faults.
+                holding.put(holder, new Object[] { node, startNanos });
+            }
+
+            @Override
+            public void ended(String name, long token, long startNanos, long endNanos, boolean lost) {
+                holding.remove(holder);
+                recorder.grant(name, node, token, startNanos, endNanos, lost);
+            }
+
+            @Override
+            public void timedOut() {
+                recorder.failure(holder, FailureKind.TIMEOUT, "");
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                recorder.failure(holder, FailureKind.of(failure), failure.getClass().getName() + ": "
+                        + failure.getMessage());
+            }
+        };
+    }
+
+    private void nemesis(Random random, ChildNode child) throws InterruptedException {
+        List<FaultKind> kinds = new ArrayList<>(topology.serverFaults());
+        if (topology.links() != null) {
+            kinds.addAll(List.of(FaultKind.PARTITION, FaultKind.DELAY, FaultKind.RESET));
+        }
+        kinds.addAll(List.of(FaultKind.KILL_HOLDER, FaultKind.PAUSE_HOLDER));
+        kinds = new ArrayList<>(new java.util.TreeSet<>(kinds));
+        // -Dcampaign.faults=KILL_HOLDER,PARTITION narrows the nemesis to those kinds, to dig into one of them.
+        String only = System.getProperty("campaign.faults", "").trim();
+        if (!only.isEmpty()) {
+            List<String> wanted = List.of(only.toUpperCase(java.util.Locale.ROOT).split("\\s*,\\s*"));
+            kinds.removeIf(kind -> !wanted.contains(kind.name()));
+            if (kinds.isEmpty()) {
+                throw new IllegalArgumentException("-Dcampaign.faults=" + only + " names no fault of "
+                        + topology.name());
+            }
+        }
+        long end = System.nanoTime() + faultPhase.toNanos();
+        while (System.nanoTime() < end) {
+            FaultKind kind = kinds.get(random.nextInt(kinds.size()));
+            Duration duration = Duration.ofMillis(300 + random.nextInt(2700));
+            CampaignTopology.Injected injected;
+            timeline.add(System.nanoTime() / 1000 + " µs: injecting " + kind);
+            try {
+                injected = inject(kind, random, duration, child);
+            }
+            catch (RuntimeException ex) {
+                nemesisErrors.add(kind + ": " + ex);
+                log.warn("{}: could not inject {}", topology.name(), kind, ex);
+                topology.heal();
+                continue;
+            }
+            faults.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+            timeline.add(System.nanoTime() / 1000 + " µs: " + injected.description());
+            log.info("{}: {} for {} ms", topology.name(), injected.description(), duration.toMillis());
+            // The fault lasts this long: the sleep is the fault's duration, not a wait for something.
+            TimeUnit.MILLISECONDS.sleep(duration.toMillis());
+            long healing = System.nanoTime();
+            timeline.add(healing / 1000 + " µs: healing " + kind);
+            try {
+                injected.heal().run();
+            }
+            catch (RuntimeException ex) {
+                nemesisErrors.add("healing " + kind + ": " + ex);
+                log.warn("{}: could not heal {}", topology.name(), kind, ex);
+                topology.heal();
+            }
+            awaitRecovery(kind, healing);
+            // The quiet time between two faults.
+            TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(800));
+        }
+    }
+
+    /**
+     * Times the recovery from a fault, from the moment its healing began (a restart, the end of a partition; for
+     * Sentinel and Cluster the wait for a healthy topology is part of it) until every node was granted a lock
+     * again (at most {@link #RECOVERY_TIMEOUT}; a slower recovery is recorded as that long, and the liveness check
+     * at the end still applies).
+     */
+    private void awaitRecovery(FaultKind kind, long healed) {
+        Map<String, Long> before = new java.util.HashMap<>();
+        grantsByNode.forEach((node, count) -> before.put(node, count.get()));
+        try {
+            await("every node granted again after " + kind).atMost(RECOVERY_TIMEOUT)
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> before.entrySet().stream().allMatch(e -> grantsOf(e.getKey()) > e.getValue()));
+        }
+        catch (org.awaitility.core.ConditionTimeoutException ex) {
+            log.info("{}: not every node was granted within {} of healing {}", topology.name(), RECOVERY_TIMEOUT,
+                    kind);
+        }
+        synchronized (recoveries) {
+            recoveries.computeIfAbsent(kind, k -> new ArrayList<>()).add((System.nanoTime() - healed) / 1_000_000);
+        }
+    }
+
+    private CampaignTopology.Injected inject(FaultKind kind, Random random, Duration duration, ChildNode child) {
+        if (topology.serverFaults().contains(kind)) {
+            CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
+                    ? topology.inject(kind, random, duration, busyNode())
+                    : topology.inject(kind, random, duration);
+            if (injected != null) {
+                return injected;
+            }
+            // The topology left this one to the campaign: a fault of one node's links.
+        }
+        Links links = topology.links();
+        switch (kind) {
+            case KILL_HOLDER:
+                try {
+                    child.kill();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(ex);
+                }
+                return new CampaignTopology.Injected("SIGKILL holder JVM " + child.name(), child::restart);
+            case PAUSE_HOLDER:
+                child.pause();
+                return new CampaignTopology.Injected("SIGSTOP holder JVM " + child.name(), child::resume);
+            case PARTITION:
+            case DELAY:
+            case RESET: {
+                List<String> nodes = new ArrayList<>(links.nodes());
+                Collections.sort(nodes);
+                String node = nodes.get(random.nextInt(nodes.size()));
+                List<FaultProxy> all = links.of(node);
+                List<FaultProxy> chosen = new ArrayList<>();
+                for (FaultProxy proxy : all) {
+                    if (random.nextBoolean()) {
+                        chosen.add(proxy);
+                    }
+                }
+                if (chosen.isEmpty()) {
+                    chosen.add(all.get(random.nextInt(all.size())));
+                }
+                String what = node + " to " + chosen.size() + " of " + all.size() + " server(s)";
+                if (kind == FaultKind.PARTITION) {
+                    chosen.forEach(FaultProxy::drop);
+                    return new CampaignTopology.Injected("partition " + what, () -> chosen.forEach(FaultProxy::pass));
+                }
+                if (kind == FaultKind.DELAY) {
+                    Duration delay = Duration.ofMillis(20 + random.nextInt(480));
+                    chosen.forEach(proxy -> proxy.delay(delay));
+                    return new CampaignTopology.Injected("delay " + delay.toMillis() + " ms " + what,
+                            () -> chosen.forEach(FaultProxy::pass));
+                }
+                chosen.forEach(proxy -> {
+                    proxy.refuse();
+                    proxy.resetConnections();
+                });
+                return new CampaignTopology.Injected("reset and refuse " + what,
+                        () -> chosen.forEach(FaultProxy::pass));
+            }
+            default:
+                return topology.inject(kind, random, duration);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.distlock.campaign;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.CompositeLockListener;
+
+/**
+ * A campaign node in a JVM of its own (a {@link dev.distlock.test.HolderJvm}): runs {@link LockLoop}s on a store
+ * given by a {@link StoreSpecs spec} and prints every event as a line starting with {@value #PREFIX}, which the test
+ * JVM ({@link ChildNode}) turns into the history. Times are {@link System#nanoTime()}: on Linux it is
+ * {@code CLOCK_MONOTONIC}, one clock for every process of the machine, so the test JVM can compare them with its
+ * own.
+ * <p>
+ * Arguments: the store spec, the number of worker threads, the seed, the lease time in milliseconds.
+ */
+public final class CampaignNodeMain {
+
+    /** The start of every event line. */
+    public static final String PREFIX = "CAMPAIGN ";
+
+    private CampaignNodeMain() {
+    }
+
+    /**
+     * @param args store spec, threads, seed, lease millis
+     */
+    public static void main(String[] args) {
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        StoreSpecs.Opened opened = StoreSpecs.open(args[0]);
+        int threads = Integer.parseInt(args[1]);
+        long seed = Long.parseLong(args[2]);
+        LockLoop.LostLeases lost = new LockLoop.LostLeases();
+        StoreLockService service = new StoreLockService(opened.store(),
+                Campaign.lockConfig(Long.parseLong(args[3])), CompositeLockListener.of(List.of(lost)));
+        service.start();
+        LockLoop.Sink sink = new LockLoop.Sink() {
+            @Override
+            public void began(String name, long token, long startNanos) {
+                out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos + " "
+                        + Thread.currentThread().getName());
+            }
+
+            @Override
+            public void ended(String name, long token, long startNanos, long endNanos, boolean lostLease) {
+                out.println(PREFIX + "END " + name + " " + token + " " + startNanos + " " + endNanos + " " + lostLease);
+            }
+
+            @Override
+            public void timedOut() {
+                out.println(PREFIX + "FAIL " + FailureKind.TIMEOUT);
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                out.println(PREFIX + "FAIL " + FailureKind.of(failure) + " " + failure.getClass().getName() + ": "
+                        + String.valueOf(failure.getMessage()).replace('\n', ' '));
+            }
+        };
+        out.println(PREFIX + "READY");
+        for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(new LockLoop(service, seed + t, () -> false, sink, lost), "worker-" + t);
+            worker.start();
+        }
+        // Runs until the test JVM kills it.
+    }
+}

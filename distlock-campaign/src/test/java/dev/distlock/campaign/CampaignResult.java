@@ -1,0 +1,62 @@
+package dev.distlock.campaign;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The figures of one campaign run on one topology, and its violations.
+ *
+ * @param store the topology
+ * @param seed the seed ({@code -Dcampaign.seed} replays it)
+ * @param faultPhase how long faults were injected
+ * @param wallTime the whole run, start-up and liveness check included
+ * @param grants grants recorded
+ * @param lostReported grants whose holder was told the lease was lost
+ * @param longestGapMillis the longest time in which no node was granted any lock
+ * @param failures failed calls by kind (timeouts include empty {@code tryLock}s)
+ * @param faults faults injected by kind
+ * @param recoveryMillis per fault kind, the times from healing it until every node was granted again
+ * @param livenessMillis the time from the end of the faults until every node was granted again, -1 if never
+ * @param nemesisErrors faults that could not be injected or healed (not violations of the lock, but reported)
+ * @param violations safety, typing and liveness violations; empty when the run passed
+ * @param guarantee what the topology guarantees
+ */
+record CampaignResult(String store, long seed, Duration faultPhase, Duration wallTime, long grants,
+        long lostReported, long longestGapMillis, Map<FailureKind, Long> failures, Map<FaultKind, Long> faults,
+        Map<FaultKind, List<Long>> recoveryMillis, long livenessMillis, List<String> nemesisErrors,
+        List<String> violations, String guarantee) {
+
+    long operations() {
+        return grants + failures.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    String recoverySummary() {
+        return recoveryMillis.entrySet().stream().map(entry -> {
+            List<Long> sorted = entry.getValue().stream().sorted().toList();
+            return entry.getKey() + " median " + sorted.get(sorted.size() / 2) + " max "
+                    + sorted.get(sorted.size() - 1);
+        }).collect(Collectors.joining("; "));
+    }
+
+    String summary() {
+        return String.format("Campaign %s seed %d: %d s of faults (%d s in all), %d operations, %d grants (%d "
+                + "reported lost), longest time without a grant %d ms, failures %s, faults %s, recovery ms {%s}, "
+                + "liveness %d ms, nemesis errors %d%s, violations %d%s", store, seed, faultPhase.toSeconds(),
+                wallTime.toSeconds(), operations(), grants, lostReported, longestGapMillis, failures, faults,
+                recoverySummary(), livenessMillis, nemesisErrors.size(), nemesisErrors.isEmpty() ? "" : " "
+                        + nemesisErrors, violations.size(),
+                violations.isEmpty() ? "" : ":\n  " + String.join("\n  ", violations));
+    }
+
+    /** @return a row of the table in docs/reliability.md */
+    String markdownRow() {
+        return "| " + store + " | " + faultPhase.toSeconds() + " s | " + operations() + " | " + grants + " | "
+                + faults.entrySet().stream().map(e -> e.getKey().name().toLowerCase() + " " + e.getValue())
+                        .collect(Collectors.joining(", "))
+                + " | " + violations.size() + " | " + failures.get(FailureKind.UNAVAILABLE) + " | "
+                + failures.get(FailureKind.TIMEOUT) + " | " + lostReported + " | " + longestGapMillis + " | "
+                + recoverySummary() + "; liveness " + livenessMillis + " | " + seed + " |";
+    }
+}

@@ -1,0 +1,102 @@
+package dev.distlock.campaign;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The fault campaign on every store and topology. In the build, a short run: 6 s of faults per store (about
+ * a minute of faults in all). Long mode: {@code -Dcampaign.minutes=N} injects faults for N minutes per store.
+ * {@code -Dcampaign.seed=S} replays a run (the seed is printed at the start and in every failure);
+ * {@code -Dcampaign.stores=sentinel,redlock} runs only those stores. Each run's figures are appended to
+ * {@code target/campaign-report.md}.
+ */
+class CampaignTests {
+
+    private static final Logger log = LoggerFactory.getLogger(CampaignTests.class);
+
+    /** Faults per store in the short run of the build. */
+    static final Duration SHORT_RUN = Duration.ofSeconds(6);
+
+    static long seed;
+
+    static Duration faultPhase;
+
+    @BeforeAll
+    static void settings() {
+        String configuredSeed = System.getProperty("campaign.seed", "");
+        seed = configuredSeed.isBlank() ? System.nanoTime() : Long.parseLong(configuredSeed.trim());
+        String minutes = System.getProperty("campaign.minutes", "");
+        faultPhase = minutes.isBlank() ? SHORT_RUN : Duration.ofSeconds((long) (Double.parseDouble(minutes) * 60));
+        log.info("Fault campaign: seed {}, {} s of faults per store (-Dcampaign.seed={} replays it)", seed,
+                faultPhase.toSeconds(), seed);
+    }
+
+    private static void campaign(String store, Supplier<CampaignTopology> topology) throws Exception {
+        String only = System.getProperty("campaign.stores", "");
+        List<String> stores = Arrays.stream(only.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        Assumptions.assumeTrue(stores.isEmpty() || stores.contains(store),
+                () -> "campaign on " + store + " SKIPPED: -Dcampaign.stores=" + only);
+        CampaignResult result;
+        try (CampaignTopology started = topology.get()) {
+            result = new Campaign(started, seed, faultPhase).run();
+        }
+        report(result);
+        assertThat(result.violations())
+                .as("campaign on %s, seed %d (replay: -Dcampaign.seed=%d -Dcampaign.stores=%s)", store, seed, seed,
+                        store)
+                .isEmpty();
+        assertThat(result.grants()).as("grants on %s", store).isPositive();
+    }
+
+    private static void report(CampaignResult result) throws IOException {
+        Path file = Path.of("target", "campaign-report.md");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, result.markdownRow() + "\n" + "<!-- " + result.summary().replace("--", "- -")
+                + " -->\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    @Test
+    void standaloneWithAof() throws Exception {
+        campaign("standalone-aof", StandaloneAofTopology::new);
+    }
+
+    @Test
+    void sentinelWithAcknowledgements() throws Exception {
+        campaign("sentinel", SentinelTopology::new);
+    }
+
+    @Test
+    void cluster() throws Exception {
+        campaign("cluster", ClusterTopology::new);
+    }
+
+    @Test
+    void redlock() throws Exception {
+        campaign("redlock", RedlockTopology::new);
+    }
+
+    @Test
+    void postgres() throws Exception {
+        campaign("postgres", PostgresTopology::new);
+    }
+
+    @Test
+    void zooKeeperEnsemble() throws Exception {
+        campaign("zookeeper", ZooKeeperEnsembleTopology::new);
+    }
+}

@@ -1,0 +1,148 @@
+package dev.distlock.campaign;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.distlock.test.HolderJvm;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The test JVM's side of a node in a child JVM: starts it ({@link HolderJvm}), turns its event lines into grants of
+ * the {@link Campaign}'s history, and kills, pauses and restarts it for the nemesis. A grant whose JVM is killed in
+ * the middle of the work is recorded as ending at the kill: a dead process does no more work.
+ */
+final class ChildNode implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ChildNode.class);
+
+    private final String node;
+
+    private final String[] args;
+
+    private final Campaign.Recorder recorder;
+
+    /** Grants whose work began and has not ended yet: key name, value {token, start}. */
+    private final Map<String, long[]> open = new ConcurrentHashMap<>();
+
+    private volatile HolderJvm jvm;
+
+    private volatile CompletableFuture<Void> outputEnded;
+
+    private volatile boolean paused;
+
+    ChildNode(String node, Campaign.Recorder recorder, String... args) {
+        this.node = node;
+        this.args = args;
+        this.recorder = recorder;
+        this.jvm = start();
+    }
+
+    private HolderJvm start() {
+        try {
+            HolderJvm started = HolderJvm.start(CampaignNodeMain.class, args);
+            // Everything the JVM prints is kept, for looking into a violation.
+            Path logFile = Path.of("target", "campaign-logs", node + "-" + started.pid() + ".log");
+            Files.createDirectories(logFile.getParent());
+            BufferedWriter logWriter = Files.newBufferedWriter(logFile);
+            outputEnded = started.forEachLine(line -> {
+                try {
+                    logWriter.write(System.nanoTime() / 1000 + " " + line + "\n");
+                    logWriter.flush();
+                }
+                catch (IOException ex) {
+                    // The log is a help, not the check.
+                }
+                try {
+                    onLine(line);
+                }
+                catch (RuntimeException ex) {
+                    log.warn("{}: cannot read the line '{}'", node, line, ex);
+                }
+            });
+            return started;
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start the child JVM of " + node, ex);
+        }
+    }
+
+    private void onLine(String line) {
+        if (!line.startsWith(CampaignNodeMain.PREFIX)) {
+            if (line.contains("Exception") || line.contains("ERROR")) {
+                log.debug("{}: {}", node, line);
+            }
+            return;
+        }
+        String[] f = line.substring(CampaignNodeMain.PREFIX.length()).split(" ", 7);
+        switch (f[0]) {
+            case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]) });
+            case "END" -> {
+                open.remove(f[1] + "/" + f[2]);
+                recorder.grant(f[1], node, Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+                        Boolean.parseBoolean(f[5]));
+            }
+            case "FAIL" -> recorder.failure(node, FailureKind.valueOf(f[1]), f.length > 2
+                    ? String.join(" ", java.util.Arrays.copyOfRange(f, 2, f.length)) : "");
+            default -> {
+                // READY and anything newer: nothing to record.
+            }
+        }
+    }
+
+    /** Kills the JVM (SIGKILL); grants in the middle of their work end now. */
+    void kill() throws InterruptedException {
+        jvm.kill();
+        long now = System.nanoTime();
+        paused = false;
+        try {
+            // Every line the JVM wrote before it died is read first: a grant it ended is recorded as it ended.
+            outputEnded.get(10, TimeUnit.SECONDS);
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            throw new IllegalStateException("The output of " + node + "'s killed JVM did not end", ex);
+        }
+        open.forEach((key, value) -> recorder.grant(key.substring(0, key.indexOf('/')), node, value[0], value[1], now,
+                false));
+        open.clear();
+    }
+
+    /** Starts a new JVM in place of a killed one. */
+    void restart() {
+        jvm = start();
+    }
+
+    void pause() {
+        jvm.pause();
+        paused = true;
+    }
+
+    void resume() {
+        if (paused) {
+            jvm.resume();
+            paused = false;
+        }
+    }
+
+    boolean isAlive() {
+        return jvm.isAlive();
+    }
+
+    String name() {
+        return node;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        resume();
+        kill();
+    }
+}

@@ -1,0 +1,150 @@
+package dev.distlock.campaign;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.spi.LockListener;
+
+/**
+ * One worker of a node: takes a random lock name with a random wait, holds it (mostly for milliseconds, sometimes
+ * for seconds), unlocks,
+ * and reports every grant and failure to a {@link Sink}. The same loop runs in the test JVM and in child JVMs.
+ * <p>
+ * A grant counts as reported lost when the node's listener reported the lease lost or expired, or when
+ * {@link LockHandle#isHeld()} is false by the end of the work: both are how the library tells an application that
+ * it no longer holds the lock.
+ */
+final class LockLoop implements Runnable {
+
+    /** The lock names every node competes for. */
+    static final List<String> NAMES = List.of("c0", "c1", "c2");
+
+    private static final Duration[] WAITS = { Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1),
+            Duration.ofSeconds(3) };
+
+    /** Where a loop reports. */
+    interface Sink {
+
+        /** A grant, reported when the work under it begins (so that a crash in the middle still leaves a trace). */
+        void began(String name, long token, long startNanos);
+
+        /** The end of the work under a grant. */
+        void ended(String name, long token, long startNanos, long endNanos, boolean lost);
+
+        /** An empty {@code tryLock}. */
+        void timedOut();
+
+        /** A lock or unlock call that threw. */
+        void failed(Throwable failure);
+    }
+
+    /** The handles whose lease a node's listener reported lost or expired. */
+    static final class LostLeases implements LockListener {
+
+        private final Set<LockHandle> lost = Collections.synchronizedSet(
+                Collections.newSetFromMap(new IdentityHashMap<>()));
+
+        @Override
+        public void leaseLost(LockHandle handle) {
+            lost.add(handle);
+        }
+
+        @Override
+        public void expired(LockHandle handle) {
+            lost.add(handle);
+        }
+
+        boolean reported(LockHandle handle) {
+            return lost.contains(handle) || !handle.isHeld();
+        }
+
+        void forget(LockHandle handle) {
+            lost.remove(handle);
+        }
+    }
+
+    private final LockService service;
+
+    private final Random random;
+
+    private final BooleanSupplier stop;
+
+    private final Sink sink;
+
+    private final LostLeases lost;
+
+    LockLoop(LockService service, long seed, BooleanSupplier stop, Sink sink, LostLeases lost) {
+        this.service = service;
+        this.random = new Random(seed);
+        this.stop = stop;
+        this.sink = sink;
+        this.lost = lost;
+    }
+
+    @Override
+    public void run() {
+        while (!stop.getAsBoolean()) {
+            String name = NAMES.get(random.nextInt(NAMES.size()));
+            Duration wait = WAITS[random.nextInt(WAITS.length)];
+            // Mostly short holds (up to 20 ms); one in two hundred lasts 1 to 8 s, past the 2 s lease (and past a
+            // Sentinel failover plus a lease), so that faults land in the middle of holds the watchdog must renew.
+            long holdMicros = random.nextInt(200) == 0 ? 1_000_000 + random.nextInt(7_000_000)
+                    : random.nextInt(20_000);
+            Optional<LockHandle> granted;
+            try {
+                granted = service.tryLock(name, LockOptions.defaults().withWaitTime(wait));
+            }
+            catch (RuntimeException ex) {
+                sink.failed(ex);
+                pause(random.nextInt(50));
+                continue;
+            }
+            if (granted.isEmpty()) {
+                sink.timedOut();
+                continue;
+            }
+            LockHandle handle = granted.get();
+            long start = System.nanoTime();
+            sink.began(name, handle.fencingToken(), start);
+            try {
+                // Holding the lock for a while is the behaviour under test.
+                TimeUnit.MICROSECONDS.sleep(holdMicros);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            long end = System.nanoTime();
+            sink.ended(name, handle.fencingToken(), start, end, lost.reported(handle));
+            try {
+                handle.unlock();
+            }
+            catch (RuntimeException ex) {
+                sink.failed(ex);
+            }
+            lost.forget(handle);
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
+        }
+    }
+
+    /** Think time after a failure, as an application's retry would have; the pause is the behaviour. */
+    private static void pause(int millis) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
