@@ -211,6 +211,19 @@ final class LeaseHandle implements LockHandle, Lease {
         renewals++;
     }
 
+    /**
+     * @return whether less than a third of the lease is left: the watchdog renews every third of it, so a lease it
+     *         renews always has more, and this one's renewals have been failing for a while
+     */
+    boolean renewalsFailing(long nowNanos) {
+        return expires && leaseDeadlineNanos - nowNanos < request.leaseTime().toNanos() / 3;
+    }
+
+    /** @return whether the lease ends in the store by itself (not a session-bound lease) */
+    boolean expires() {
+        return expires;
+    }
+
     /** @return whether the lease can have run out by now (renewals failing) */
     boolean pastDeadline(long nowNanos) {
         return expires && nowNanos - leaseDeadlineNanos >= 0;

@@ -20,6 +20,10 @@ import org.jspecify.annotations.Nullable;
  * token the store issues later — at least its clock in microseconds, also after this JVM crashed mid-streak — is
  * above every local one. The store learns the last local token at release, and passes it on with a hand-off.
  * Only stores whose tokens follow the clock ({@link LockStore#tokensFollowClock()}) allow this.
+ * <p>
+ * <b>Lease:</b> only a lease with more than a third of it left is handed over ({@link LeaseHandle#renewalsFailing}):
+ * one whose renewals fail goes back to the store, so a local thread is never granted the last moments of a lease
+ * that another node is about to be granted in the store.
  */
 final class LocalHandOff {
 
@@ -47,7 +51,7 @@ final class LocalHandOff {
     boolean offer(LeaseHandle releasing) {
         LocalQueues.Entry entry = releasing.localEntry();
         if (!enabled || stopped || !eligible(releasing.request()) || !entry.permit.hasQueuedThreads()
-                || releasing.pastDeadline(System.nanoTime())) {
+                || releasing.renewalsFailing(System.nanoTime())) {
             return false;
         }
         if (entry.streakCount >= maxCount || System.nanoTime() - entry.streakStartNanos >= maxNanos) {
@@ -74,7 +78,7 @@ final class LocalHandOff {
             return null;
         }
         LockRequest held = left.request();
-        if (left.pastDeadline(System.nanoTime()) || !eligible(request) || held.type() != request.type()
+        if (left.renewalsFailing(System.nanoTime()) || !eligible(request) || held.type() != request.type()
                 || !held.leaseTime().equals(request.leaseTime())) {
             incompatible.accept(left);
             return null;

@@ -26,7 +26,15 @@ import org.slf4j.LoggerFactory;
  * lease in one batch call ({@link LockStore#renew}). A lease is lost when the store says it is gone or owned by
  * another, or when its deadline passes without a successful renewal (store unreachable).
  * <p>
- * The same thread also ends fixed leases locally when they run out without an unlock.
+ * The deadline is watched on its own: a guard fires at the earliest deadline of the held leases and reports every
+ * lease whose deadline passed, also while a renewal call hangs on an unresponsive store (up to
+ * {@code distlock.command-timeout}) and between runs. Without it the loss of a lease whose renewals fail is reported
+ * only at the end of the first run after its deadline — up to a renewal period plus the command timeout after the
+ * store may have handed the lock to another node — and a holder that dies in that window never learns it ran
+ * unprotected. With the guard a holder is told no later than the moment the lease can have expired in the store.
+ * <p>
+ * A second scheduler thread ends fixed leases locally when they run out without an unlock and runs the guard, so
+ * neither waits behind a renewal call.
  */
 final class Watchdog {
 
@@ -46,6 +54,9 @@ final class Watchdog {
 
     private volatile @Nullable ScheduledFuture<?> task;
 
+    /** The deadline guard, armed at the earliest deadline of the held leases; see the class comment. */
+    private @Nullable ScheduledFuture<?> guard;
+
     private volatile @Nullable Instant lastRunAt;
 
     private volatile @Nullable Instant lastSuccessAt;
@@ -57,7 +68,7 @@ final class Watchdog {
         this.listener = listener;
         this.onLost = onLost;
         this.periodMillis = Math.max(1, leaseTime.toMillis() / 3);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
+        this.scheduler = new ScheduledThreadPoolExecutor(2, runnable -> {
             Thread thread = new Thread(runnable, "distlock-watchdog");
             thread.setDaemon(true);
             return thread;
@@ -106,6 +117,7 @@ final class Watchdog {
                 succeeded();
                 return;
             }
+            armGuard(); // this run's renewal call may hang past a deadline
             long sent = System.nanoTime();
             List<RenewalResult> results = renew(due);
             int[] counts = new int[RenewalResult.values().length];
@@ -131,9 +143,52 @@ final class Watchdog {
                     listener.renewed(result, counts[result.ordinal()]);
                 }
             }
+            armGuard(); // renewed deadlines moved on; a failed renewal's deadline may come before the next run
         }
         catch (Throwable ex) {
             log.warn("Lease watchdog run failed", ex);
+        }
+    }
+
+    /** (Re-)arms the guard at the earliest deadline of the held leases that expire in the store. */
+    private synchronized void armGuard() {
+        long earliest = Long.MAX_VALUE;
+        boolean any = false;
+        for (LeaseHandle handle : leases) {
+            if (handle.expires() && (!any || handle.leaseDeadlineNanos() - earliest < 0)) {
+                earliest = handle.leaseDeadlineNanos();
+                any = true;
+            }
+        }
+        ScheduledFuture<?> previous = guard;
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        guard = null;
+        if (any) {
+            try {
+                guard = scheduler.schedule(this::reportPastDeadlines, Math.max(0, earliest - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+            }
+            catch (RejectedExecutionException ex) {
+                // Shutting down: the leases end with the service.
+            }
+        }
+    }
+
+    /** The guard: reports every lease whose deadline passed (at most once each, see LeaseEndings.leaseLost). */
+    private void reportPastDeadlines() {
+        try {
+            long now = System.nanoTime();
+            for (LeaseHandle handle : leases) {
+                if (handle.pastDeadline(now)) {
+                    onLost.accept(handle);
+                }
+            }
+            armGuard();
+        }
+        catch (Throwable ex) {
+            log.warn("Lease deadline check failed", ex);
         }
     }
 

@@ -6,11 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +26,11 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockListener;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.test.CountingLockStore;
+import dev.distlock.test.ForwardingLockStore;
 import dev.distlock.test.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -234,5 +241,68 @@ class LocalHandOffTests {
             log.info("Highest token of the killed JVM {}, first token after it {}", highest, handle.fencingToken());
             assertThat(handle.fencingToken()).isGreaterThan(highest);
         }
+    }
+
+    @Test
+    void aLeaseWhoseRenewalsFailIsNotHandedToALocalWaiter() throws Exception {
+        AtomicBoolean failRenewals = new AtomicBoolean();
+        CountingLockStore store = new CountingLockStore(new ForwardingLockStore(
+                new RedisLockStore(nodes.factory(server), LockNodes.redisConfig("renewals"))) {
+            @Override
+            public List<RenewalResult> renew(List<? extends Lease> leases) {
+                return failRenewals.get() ? Collections.nCopies(leases.size(), RenewalResult.ERROR)
+                        : super.renew(leases);
+            }
+        });
+        AtomicInteger failedRuns = new AtomicInteger();
+        Duration lease = Duration.ofMillis(4500);
+        StoreLockService service = new StoreLockService(store, LockConfig.defaults()
+                .withWaitTime(Duration.ofSeconds(20)).withLeaseTime(lease)
+                .withLocalHandOff(100, Duration.ofMinutes(1)), new LockListener() { // a streak outlasting the test
+                    @Override
+                    public void renewed(RenewalResult result, int locks) {
+                        if (result == RenewalResult.ERROR) {
+                            failedRuns.incrementAndGet();
+                        }
+                    }
+                });
+        service.start();
+        try {
+            // Control: a healthy lease goes to the queued thread without a store acquire.
+            LockHandle first = service.lock("renewals");
+            long attempts = store.attempts();
+            Future<LockHandle> control = queuedLock(service, "renewals");
+            first.unlock();
+            control.get(10, TimeUnit.SECONDS).unlock();
+            assertThat(store.attempts()).as("a local hand-off makes no store acquire").isEqualTo(attempts);
+
+            LockHandle held = service.lock("renewals");
+            Future<LockHandle> waiter = queuedLock(service, "renewals");
+            failRenewals.set(true);
+            long failingFrom = System.nanoTime();
+            // Over two thirds of the lease without a renewal (the watchdog tried): less than a third is left, and
+            // the rest is still valid.
+            await().atMost(Duration.ofSeconds(10)).until(() -> failedRuns.get() >= 1
+                    && System.nanoTime() - failingFrom > lease.toNanos() * 2 / 3 + 50_000_000L);
+            assertThat(held.isHeld()).as("the lease is still within its deadline").isTrue();
+            attempts = store.attempts();
+            held.unlock();
+            waiter.get(10, TimeUnit.SECONDS).unlock();
+            assertThat(store.attempts()).as("the waiter acquired in Redis, not the last third of a failing lease")
+                    .isEqualTo(attempts + 1);
+        }
+        finally {
+            service.close();
+        }
+    }
+
+    /** A thread of this JVM that asks for the held lock and is parked in the local queue when this returns. */
+    private static Future<LockHandle> queuedLock(StoreLockService service, String name) {
+        FutureTask<LockHandle> task = new FutureTask<>(() -> service.lock(name));
+        Thread thread = new Thread(task, "queued-" + name);
+        thread.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == Thread.State.WAITING
+                || thread.getState() == Thread.State.TIMED_WAITING);
+        return task;
     }
 }
