@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
@@ -118,21 +119,32 @@ final class LockLoop implements Runnable {
             }
             LockHandle handle = granted.get();
             long start = System.nanoTime();
+            if (lost.reported(handle)) {
+                // Already lost when the work would begin (this node was frozen between the grant and here, past its
+                // lease): an application that checks isHeld() does no work under it, and neither does this one.
+                sink.failed(new LeaseLostException("Lease of '" + name + "' lost before its work began"));
+                unlockQuietly(handle);
+                continue;
+            }
             sink.began(name, handle.fencingToken(), start);
             hold(handle, name, holdMicros);
             long end = System.nanoTime();
             sink.ended(name, handle.fencingToken(), start, end, lost.reported(handle));
-            try {
-                handle.unlock();
-            }
-            catch (RuntimeException ex) {
-                sink.failed(ex);
-            }
-            lost.forget(handle);
+            unlockQuietly(handle);
             if (Thread.currentThread().isInterrupted()) {
                 return;
             }
         }
+    }
+
+    private void unlockQuietly(LockHandle handle) {
+        try {
+            handle.unlock();
+        }
+        catch (RuntimeException ex) {
+            sink.failed(ex);
+        }
+        lost.forget(handle);
     }
 
     /**
