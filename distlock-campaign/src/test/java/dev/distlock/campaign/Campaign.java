@@ -266,6 +266,11 @@ final class Campaign {
             }
 
             @Override
+            public void lostNoticed(String name, long token) {
+                // Reported with the end of the work, which follows at once.
+            }
+
+            @Override
             public void ended(String name, long token, long startNanos, long endNanos, boolean lost) {
                 holding.remove(holder);
                 recorder.grant(name, node, token, startNanos, endNanos, lost);

@@ -44,6 +44,11 @@ public final class CampaignNodeMain {
             }
 
             @Override
+            public void lostNoticed(String name, long token) {
+                out.println(PREFIX + "LOST " + name + " " + token);
+            }
+
+            @Override
             public void ended(String name, long token, long startNanos, long endNanos, boolean lostLease) {
                 out.println(PREFIX + "END " + name + " " + token + " " + startNanos + " " + endNanos + " " + lostLease);
             }

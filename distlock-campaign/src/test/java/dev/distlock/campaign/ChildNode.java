@@ -30,7 +30,7 @@ final class ChildNode implements AutoCloseable {
 
     private final Campaign.Recorder recorder;
 
-    /** Grants whose work began and has not ended yet: key name, value {token, start}. */
+    /** Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost}. */
     private final Map<String, long[]> open = new ConcurrentHashMap<>();
 
     private volatile HolderJvm jvm;
@@ -84,7 +84,13 @@ final class ChildNode implements AutoCloseable {
         }
         String[] f = line.substring(CampaignNodeMain.PREFIX.length()).split(" ", 7);
         switch (f[0]) {
-            case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]) });
+            case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]), 0 });
+            case "LOST" -> {
+                long[] grant = open.get(f[1] + "/" + f[2]);
+                if (grant != null) {
+                    grant[2] = 1;
+                }
+            }
             case "END" -> {
                 open.remove(f[1] + "/" + f[2]);
                 recorder.grant(f[1], node, Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
@@ -110,8 +116,9 @@ final class ChildNode implements AutoCloseable {
         catch (ExecutionException | TimeoutException ex) {
             throw new IllegalStateException("The output of " + node + "'s killed JVM did not end", ex);
         }
+        // A hold cut by the kill ends at the kill; it counts as reported lost only if the JVM said so before.
         open.forEach((key, value) -> recorder.grant(key.substring(0, key.indexOf('/')), node, value[0], value[1], now,
-                false));
+                value[2] == 1));
         open.clear();
     }
 

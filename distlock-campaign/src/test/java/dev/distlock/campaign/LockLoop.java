@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
@@ -37,6 +38,9 @@ final class LockLoop implements Runnable {
 
         /** A grant, reported when the work under it begins (so that a crash in the middle still leaves a trace). */
         void began(String name, long token, long startNanos);
+
+        /** The node learned, in the middle of the work, that the lease is lost (it stops working then). */
+        void lostNoticed(String name, long token);
 
         /** The end of the work under a grant. */
         void ended(String name, long token, long startNanos, long endNanos, boolean lost);
@@ -115,26 +119,52 @@ final class LockLoop implements Runnable {
             }
             LockHandle handle = granted.get();
             long start = System.nanoTime();
+            if (lost.reported(handle)) {
+                // Already lost when the work would begin (this node was frozen between the grant and here, past its
+                // lease): an application that checks isHeld() does no work under it, and neither does this one.
+                sink.failed(new LeaseLostException("Lease of '" + name + "' lost before its work began"));
+                unlockQuietly(handle);
+                continue;
+            }
             sink.began(name, handle.fencingToken(), start);
-            try {
-                // Holding the lock for a while is the behaviour under test.
-                TimeUnit.MICROSECONDS.sleep(holdMicros);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
+            hold(handle, name, holdMicros);
             long end = System.nanoTime();
             sink.ended(name, handle.fencingToken(), start, end, lost.reported(handle));
-            try {
-                handle.unlock();
-            }
-            catch (RuntimeException ex) {
-                sink.failed(ex);
-            }
-            lost.forget(handle);
+            unlockQuietly(handle);
             if (Thread.currentThread().isInterrupted()) {
                 return;
             }
+        }
+    }
+
+    private void unlockQuietly(LockHandle handle) {
+        try {
+            handle.unlock();
+        }
+        catch (RuntimeException ex) {
+            sink.failed(ex);
+        }
+        lost.forget(handle);
+    }
+
+    /**
+     * Works under the lock for that long, in steps of at most 10 ms, and stops as soon as the node is told the lease
+     * is lost, as an application that checks {@link LockHandle#isHeld()} would.
+     */
+    private void hold(LockHandle handle, String name, long holdMicros) {
+        long end = System.nanoTime() + holdMicros * 1000;
+        try {
+            for (long left = holdMicros * 1000; left > 0; left = end - System.nanoTime()) {
+                // Holding the lock for a while is the behaviour under test.
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, 10_000_000L));
+                if (lost.reported(handle)) {
+                    sink.lostNoticed(name, handle.fencingToken());
+                    return;
+                }
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 

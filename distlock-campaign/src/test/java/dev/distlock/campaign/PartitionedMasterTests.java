@@ -112,8 +112,8 @@ class PartitionedMasterTests {
     }
 
     /**
-     * Fails until renewals are acknowledged by a replica (the replication fix): the holder renews on the isolated
-     * old master, unreported, while node B is granted the lock on the promoted replica.
+     * Failed before renewals were acknowledged by a replica (the replication fix): the holder renewed on the isolated
+     * old master, unreported, while node B was granted the lock on the promoted replica.
      */
     @Test
     void theIsolatedHolderIsToldItsLeaseIsLostBeforeTheOtherSideGrantsTheLock() {

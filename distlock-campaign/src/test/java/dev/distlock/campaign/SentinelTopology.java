@@ -188,9 +188,9 @@ final class SentinelTopology implements CampaignTopology {
     @Override
     public String guarantee() {
         return "With replica acknowledgement (min-replicas=1), a grant survives a failover: it reached a replica "
-                + "before the acquire returned. Renewals are acknowledged only once the replication fix is in "
-                + "(see PartitionedMasterTests): until then a node partitioned with the old master keeps renewing "
-                + "there, unreported, while the promoted replica grants the lock again.";
+                + "before the acquire returned; renewals are acknowledged too, so a node partitioned with the old "
+                + "master is told of its loss before the promoted replica grants the lock again "
+                + "(PartitionedMasterTests).";
     }
 
     @Override
