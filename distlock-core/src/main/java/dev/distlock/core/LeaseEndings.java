@@ -6,7 +6,6 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockListener;
-import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +19,7 @@ final class LeaseEndings {
 
     private static final Logger log = LoggerFactory.getLogger(StoreLockService.class);
 
-    private final LockStore store;
+    private final StoreCalls store;
 
     private final OnLeaseLost onLeaseLost;
 
@@ -32,7 +31,7 @@ final class LeaseEndings {
 
     private final LocalHandOff handOff;
 
-    LeaseEndings(LockStore store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
+    LeaseEndings(StoreCalls store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
             Consumer<LeaseHandle> stopRenewing, LocalHandOff handOff) {
         this.store = store;
         this.onLeaseLost = onLeaseLost;
@@ -108,7 +107,7 @@ final class LeaseEndings {
             handle.releaseLocal();
             held.remove(handle);
             listener.expired(handle);
-            if (!store.leasesExpire()) {
+            if (!store.store().leasesExpire()) {
                 releaseToStore(handle); // a session-bound lease does not end by itself
             }
         }

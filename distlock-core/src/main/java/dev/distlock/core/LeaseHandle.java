@@ -82,7 +82,7 @@ final class LeaseHandle implements LockHandle, Lease {
         this.storeToken = fencingToken;
         this.storeTokenNanos = System.nanoTime();
         this.lastRenewalNanos = requestSentNanos;
-        this.leaseDeadlineNanos = deadline(requestSentNanos, request.leaseTime());
+        this.leaseDeadlineNanos = ClockDrift.deadline(requestSentNanos, request.leaseTime());
     }
 
     /** The same store lease, handed over to the next thread of this JVM with the next fencing token. */
@@ -113,16 +113,6 @@ final class LeaseHandle implements LockHandle, Lease {
      */
     long clockBoundToken() {
         return storeToken + (System.nanoTime() - storeTokenNanos) / 1000;
-    }
-
-    /**
-     * The end of a lease as this JVM may count on it: from before the request was sent, less a margin for the
-     * clock rates of this JVM and the store differing (1 % + 2 ms, as Redlock allows for drift; at most a tenth of
-     * very short leases).
-     */
-    static long deadline(long sentNanos, Duration lease) {
-        long leaseNanos = lease.toNanos();
-        return sentNanos + leaseNanos - Math.min(leaseNanos / 100 + 2_000_000L, leaseNanos / 10);
     }
 
     @Override
@@ -205,7 +195,7 @@ final class LeaseHandle implements LockHandle, Lease {
     }
 
     void renewed(long sentNanos) {
-        leaseDeadlineNanos = deadline(sentNanos, request.leaseTime());
+        leaseDeadlineNanos = ClockDrift.deadline(sentNanos, request.leaseTime());
         lastRenewalNanos = sentNanos;
         lastRenewalAt = Instant.now();
         renewals++;

@@ -19,15 +19,18 @@ import org.springframework.boot.convert.DurationStyle;
  *        ({@code distlock.local-hand-off.max-count}); 0 turns local hand-off off
  * @param localHandOffMaxTime how long a streak of local hand-offs may last
  *        ({@code distlock.local-hand-off.max-time})
+ * @param commandTimeout how long the engine waits for each answer of the store ({@code distlock.command-timeout}):
+ *        past it the call fails closed with {@link dev.distlock.LockUnavailableException}
  */
 public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost, int localHandOffMaxCount,
-        Duration localHandOffMaxTime) {
+        Duration localHandOffMaxTime, Duration commandTimeout) {
 
     private static final LockConfig DEFAULTS = new LockConfig(DurationStyle.detectAndParse(LockDefaults.WAIT_TIME),
             DurationStyle.detectAndParse(LockDefaults.LEASE_TIME), OnLeaseLost.valueOf(
                     LockDefaults.ON_LEASE_LOST.toUpperCase(java.util.Locale.ROOT)),
             Integer.parseInt(LockDefaults.LOCAL_HAND_OFF_MAX_COUNT),
-            DurationStyle.detectAndParse(LockDefaults.LOCAL_HAND_OFF_MAX_TIME));
+            DurationStyle.detectAndParse(LockDefaults.LOCAL_HAND_OFF_MAX_TIME),
+            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
 
     /**
      * Validates the settings.
@@ -49,6 +52,9 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
             throw new IllegalArgumentException("distlock.local-hand-off.max-time must not be negative: "
                     + localHandOffMaxTime);
         }
+        if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()) {
+            throw new IllegalArgumentException("distlock.command-timeout must be positive: " + commandTimeout);
+        }
     }
 
     /** @return the documented defaults */
@@ -58,17 +64,17 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
 
     /** @param waitTime the default wait @return a copy with it */
     public LockConfig withWaitTime(Duration waitTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout);
     }
 
     /** @param leaseTime the watchdog lease @return a copy with it */
     public LockConfig withLeaseTime(Duration leaseTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout);
     }
 
     /** @param onLeaseLost the lease-lost policy @return a copy with it */
     public LockConfig withOnLeaseLost(OnLeaseLost onLeaseLost) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout);
     }
 
     /**
@@ -77,6 +83,12 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
      * @return a copy with them
      */
     public LockConfig withLocalHandOff(int maxCount, Duration maxTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, maxCount, maxTime);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, maxCount, maxTime, commandTimeout);
+    }
+
+    /** @param commandTimeout how long each answer of the store is waited for @return a copy with it */
+    public LockConfig withCommandTimeout(Duration commandTimeout) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime,
+                commandTimeout);
     }
 }

@@ -7,7 +7,6 @@ import java.util.concurrent.locks.LockSupport;
 import dev.distlock.LockException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.LockStore;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,13 +24,13 @@ final class StoreAcquirer {
 
     private final StoreLockService service;
 
-    private final LockStore store;
+    private final StoreCalls store;
 
     private final LocalQueues queues;
 
     private final LocalHandOff handOff;
 
-    StoreAcquirer(StoreLockService service, LockStore store, LocalQueues queues, LocalHandOff handOff) {
+    StoreAcquirer(StoreLockService service, StoreCalls store, LocalQueues queues, LocalHandOff handOff) {
         this.service = service;
         this.store = store;
         this.queues = queues;
@@ -98,7 +97,7 @@ final class StoreAcquirer {
                 if (attempt.isAcquired()) {
                     LocalHandOff.streakStarts(entry);
                     return new LeaseHandle(service, request, attempt.fencingToken(), entry, sent,
-                            store.leasesExpire());
+                            store.store().leasesExpire());
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     store.cancel(request);

@@ -41,6 +41,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private final LockStore store;
 
+    private final StoreCalls calls;
+
     private final LockConfig config;
 
     private final LockListener listener;
@@ -77,11 +79,12 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         this.config = Objects.requireNonNull(config, "config");
         this.listener = listener instanceof CompositeLockListener ? listener
                 : CompositeLockListener.of(List.of(listener));
+        this.calls = new StoreCalls(store, config.commandTimeout());
         this.handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
-        this.acquirer = new StoreAcquirer(this, store, queues, handOff);
-        this.endings = new LeaseEndings(store, config.onLeaseLost(), this.listener, held, this::stopRenewing,
+        this.acquirer = new StoreAcquirer(this, calls, queues, handOff);
+        this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, this::stopRenewing,
                 handOff);
-        this.watchdog = new Watchdog(store, config.leaseTime(), this.listener, endings::leaseLost);
+        this.watchdog = new Watchdog(calls, config.leaseTime(), this.listener, endings::leaseLost);
     }
 
     /** Starts the store's notifications and the watchdog. Works while the store is unreachable. */
@@ -250,7 +253,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     @Override
     public StoreHealth storeHealth(Duration timeout) {
-        return store.health(timeout);
+        return calls.health(timeout);
     }
 
     /**

@@ -12,9 +12,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.LockListener;
-import dev.distlock.spi.LockStore;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.WatchdogStatus;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +38,7 @@ final class Watchdog {
 
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
-    private final LockStore store;
+    private final StoreCalls store;
 
     private final LockListener listener;
 
@@ -63,7 +61,7 @@ final class Watchdog {
 
     private volatile int consecutiveFailures;
 
-    Watchdog(LockStore store, Duration leaseTime, LockListener listener, Consumer<LeaseHandle> onLost) {
+    Watchdog(StoreCalls store, Duration leaseTime, LockListener listener, Consumer<LeaseHandle> onLost) {
         this.store = store;
         this.listener = listener;
         this.onLost = onLost;
@@ -119,7 +117,7 @@ final class Watchdog {
             }
             armGuard(); // this run's renewal call may hang past a deadline
             long sent = System.nanoTime();
-            List<RenewalResult> results = renew(due);
+            List<RenewalResult> results = store.renew(due);
             int[] counts = new int[RenewalResult.values().length];
             for (int i = 0; i < due.size(); i++) {
                 LeaseHandle handle = due.get(i);
@@ -189,21 +187,6 @@ final class Watchdog {
         }
         catch (Throwable ex) {
             log.warn("Lease deadline check failed", ex);
-        }
-    }
-
-    private List<RenewalResult> renew(List<LeaseHandle> due) {
-        try {
-            List<RenewalResult> results = store.renew(due);
-            if (results.size() != due.size()) {
-                throw new IllegalStateException("The lock store answered " + results.size() + " renewals for "
-                        + due.size() + " leases");
-            }
-            return results;
-        }
-        catch (LockUnavailableException ex) {
-            log.debug("Lease renewal failed: {}", ex.getMessage());
-            return java.util.Collections.nCopies(due.size(), RenewalResult.ERROR);
         }
     }
 

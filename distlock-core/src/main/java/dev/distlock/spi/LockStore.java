@@ -2,15 +2,25 @@ package dev.distlock.spi;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Where locks live: the small provider interface behind the store-neutral engine
  * ({@link dev.distlock.core.StoreLockService}). The engine does everything that is the same for every store —
  * local queues, waiting and waking, reentrancy, the watchdog schedule, listeners, the held-lock registry — and
- * asks the store only these questions. Every method is bounded by the store's command timeout and reports a store
- * that cannot be reached or answers an error with {@link dev.distlock.LockUnavailableException}.
+ * asks the store only these questions.
  * <p>
- * Implementations are thread-safe. Every store passes the same contract test suite (module {@code distlock-test}).
+ * Every question is answered asynchronously, and a store does not bound its answers in time: the engine waits for
+ * each at most {@code distlock.command-timeout} (plus {@link #answerAllowance()}) and turns a late or failed answer
+ * into {@link dev.distlock.LockUnavailableException} for the caller. An attempt whose answer came too late (or
+ * failed) is undone by the engine with {@link #cancel}, chained on the attempt's own stage so that the undo is sent
+ * strictly after the attempt. Renewals are batched by the engine, which maps the results back to its leases. A
+ * store reports a failure by completing the stage exceptionally (with {@link dev.distlock.LockUnavailableException}
+ * when it has a better message than the engine); it throws only for a request it refuses outright (e.g. an
+ * {@link IllegalArgumentException} for a name it cannot store), which reaches the caller unchanged.
+ * <p>
+ * Implementations are thread-safe and never block the calling thread on the network. Every store passes the same
+ * contract test suite ({@code LockStoreContractTests} in module {@code distlock-test}).
  */
 public interface LockStore extends AutoCloseable {
 
@@ -24,25 +34,27 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * One attempt to take the lock. Atomic with ownership (the request's owner token), lease and fencing token.
-     * Repeating an attempt for the same request is safe (idempotent when it already holds the lock).
+     * Repeating an attempt for the same request is safe: when it already holds the lock it gets the same fencing
+     * token again.
      *
      * @param request the request
      * @param remainingWaitMillis how much longer the caller will wait; 0 for a last (or only) attempt. A store may
      *        record a waiting caller so that a release hands the lock to it
      * @param retry false on the request's first attempt, true after a {@link Attempt#busy busy} answer
      * @return granted with a fencing token, or busy
-     * @throws dev.distlock.LockUnavailableException when the store cannot answer; the store has then undone
-     *         whatever this request may have taken or registered
      */
-    Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry);
+    CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry);
 
     /**
-     * The request stops waiting without the lock (timeout, interrupt): forget its waiter registration and pass on
-     * anything reserved for it. Best effort; never throws.
+     * Undoes whatever the request holds or registered: its waiter registration, a reservation for it, or the lock
+     * itself when an attempt granted it but the caller never learned so (its answer came late). Called when the
+     * request stops waiting (timeout, interrupt) and after an attempt whose answer the caller did not take. Sent
+     * after everything sent before for the same request. Best effort: the engine logs a failure and goes on.
      *
-     * @param request the request that got only busy answers
+     * @param request the request
+     * @return completes when the store answered
      */
-    void cancel(LockRequest request);
+    CompletionStage<Void> cancel(LockRequest request);
 
     /**
      * Releases a lease, only if it is still the owner, and hands the lock to the next waiter if the store does so.
@@ -50,19 +62,33 @@ public interface LockStore extends AutoCloseable {
      * @param lease the lease
      * @return {@link ReleaseResult#RELEASED}, or {@link ReleaseResult#EXPIRED} when the lease had already ended
      *         or another owner holds the lock
-     * @throws dev.distlock.LockUnavailableException when the store cannot answer
      */
-    ReleaseResult release(Lease lease);
+    CompletionStage<ReleaseResult> release(Lease lease);
 
     /**
-     * Renews watchdog leases by their request's lease time, each only if it is still the owner. Stores batch this
-     * (one call for many leases).
+     * Renews watchdog leases by their request's lease time, each only if it is still the owner. The engine passes
+     * at most {@code RENEWAL_BATCH} leases of distinct requests per call; a store sends them in as few round trips
+     * as it can.
      *
      * @param leases the leases to renew
-     * @return one result per lease, in order: renewed, lost (gone or taken), or error (unknown: the store could
-     *         not answer for it)
+     * @return exactly one result per lease, in the order of {@code leases}: renewed, lost (gone or taken), or error
+     *         (unknown: the store could not answer for it)
      */
-    List<RenewalResult> renew(List<? extends Lease> leases);
+    CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases);
+
+    /**
+     * @return whether the store answers now, with details; the engine bounds the wait and reports a store that
+     *         does not answer in time as down
+     */
+    CompletionStage<StoreHealth> health();
+
+    /**
+     * @return how much longer than {@code distlock.command-timeout} an answer may take by design, e.g. an attempt
+     *         that also waits for replicas to acknowledge the write, for up to its own timeout
+     */
+    default Duration answerAllowance() {
+        return Duration.ZERO;
+    }
 
     /**
      * @return false when a lease lasts as long as the store's session rather than a lease time (ZooKeeper): the
@@ -82,7 +108,7 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
-     * A cheap local check, made by {@link dev.distlock.LockHandle#isHeld()}.
+     * A cheap local check, made by {@link dev.distlock.LockHandle#isHeld()}; never a network call.
      *
      * @param lease a lease this store granted
      * @return false when the store already knows that the lease may be gone (e.g. a suspended session)
@@ -90,12 +116,6 @@ public interface LockStore extends AutoCloseable {
     default boolean isHeld(Lease lease) {
         return true;
     }
-
-    /**
-     * @param timeout how long to wait for the store
-     * @return whether the store answers, with details
-     */
-    StoreHealth health(Duration timeout);
 
     /**
      * Stops background work and closes connections the store opened. Releases nothing: the engine released what

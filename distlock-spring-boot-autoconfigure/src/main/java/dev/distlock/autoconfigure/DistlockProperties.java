@@ -82,7 +82,8 @@ public record DistlockProperties(
 
     private static LockConfig toLockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost,
             LocalHandOff localHandOff) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOff.maxCount(), localHandOff.maxTime());
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOff.maxCount(), localHandOff.maxTime(),
+                commandTimeout);
     }
 
     /**

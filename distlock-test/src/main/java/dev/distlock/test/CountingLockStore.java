@@ -1,6 +1,7 @@
 package dev.distlock.test;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.spi.Attempt;
@@ -52,25 +53,25 @@ public final class CountingLockStore extends ForwardingLockStore {
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         attempts.incrementAndGet();
         return super.attempt(request, remainingWaitMillis, retry);
     }
 
     @Override
-    public void cancel(LockRequest request) {
+    public CompletionStage<Void> cancel(LockRequest request) {
         cancels.incrementAndGet();
-        super.cancel(request);
+        return super.cancel(request);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
+    public CompletionStage<ReleaseResult> release(Lease lease) {
         releases.incrementAndGet();
         return super.release(lease);
     }
 
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         renewals.incrementAndGet();
         return super.renew(leases);
     }

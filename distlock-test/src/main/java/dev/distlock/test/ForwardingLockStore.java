@@ -2,6 +2,7 @@ package dev.distlock.test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
@@ -33,22 +34,22 @@ public class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         return delegate.attempt(request, remainingWaitMillis, retry);
     }
 
     @Override
-    public void cancel(LockRequest request) {
-        delegate.cancel(request);
+    public CompletionStage<Void> cancel(LockRequest request) {
+        return delegate.cancel(request);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
+    public CompletionStage<ReleaseResult> release(Lease lease) {
         return delegate.release(lease);
     }
 
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         return delegate.renew(leases);
     }
 
@@ -68,8 +69,13 @@ public class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public StoreHealth health(Duration timeout) {
-        return delegate.health(timeout);
+    public CompletionStage<StoreHealth> health() {
+        return delegate.health();
+    }
+
+    @Override
+    public Duration answerAllowance() {
+        return delegate.answerAllowance();
     }
 
     @Override

@@ -1,10 +1,12 @@
 package dev.distlock.test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -87,10 +89,13 @@ public final class InMemoryLockStore implements LockStore {
         return slots.computeIfAbsent(name, key -> new Slot());
     }
 
-    private void requireAvailable() {
+    /** @return the answer, or a failure during a simulated outage */
+    private <T> CompletionStage<T> answer(Supplier<T> answer) {
         if (!available) {
-            throw new LockUnavailableException("The in-memory lock store is unavailable (simulated outage)");
+            return CompletableFuture.failedFuture(new LockUnavailableException(
+                    "The in-memory lock store is unavailable (simulated outage)"));
         }
+        return CompletableFuture.completedFuture(answer.get());
     }
 
     /**
@@ -114,8 +119,11 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        requireAvailable();
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+        return answer(() -> take(request));
+    }
+
+    private Attempt take(LockRequest request) {
         Slot slot = slot(request.name());
         long now = System.nanoTime();
         synchronized (slot) {
@@ -147,15 +155,25 @@ public final class InMemoryLockStore implements LockStore {
         }
     }
 
+    /**
+     * Nobody is queued in memory (the engine's waiters wake on release notifications and re-checks): undoes only a
+     * lock the request holds, i.e. one granted to an attempt whose answer the caller did not take.
+     */
     @Override
-    public void cancel(LockRequest request) {
-        // Nobody is queued in memory: the engine's waiters wake on release notifications and re-checks.
+    public CompletionStage<Void> cancel(LockRequest request) {
+        return answer(() -> {
+            free(request);
+            return null;
+        });
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
-        requireAvailable();
-        LockRequest request = lease.request();
+    public CompletionStage<ReleaseResult> release(Lease lease) {
+        return answer(() -> free(lease.request()) ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
+    }
+
+    /** @return whether the request held the lock, which is free of it now */
+    private boolean free(LockRequest request) {
         Slot slot = slot(request.name());
         boolean released;
         synchronized (slot) {
@@ -175,12 +193,15 @@ public final class InMemoryLockStore implements LockStore {
                 subscriber.released(request.name(), null, 0);
             }
         }
-        return released ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+        return released;
     }
 
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
-        requireAvailable();
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        return answer(() -> extend(leases));
+    }
+
+    private List<RenewalResult> extend(List<? extends Lease> leases) {
         long now = System.nanoTime();
         List<RenewalResult> results = new ArrayList<>(leases.size());
         for (Lease lease : leases) {
@@ -210,8 +231,8 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public StoreHealth health(Duration timeout) {
-        return new StoreHealth(available, Map.of("store", "in-memory"));
+    public CompletionStage<StoreHealth> health() {
+        return CompletableFuture.completedFuture(new StoreHealth(available, Map.of("store", "in-memory")));
     }
 
     /** Ends the notifications of every node started on the store itself; locks and tokens stay. */

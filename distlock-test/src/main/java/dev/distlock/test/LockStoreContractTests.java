@@ -4,11 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -24,11 +29,19 @@ import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -402,5 +415,141 @@ public abstract class LockStoreContractTests {
         Optional<LockHandle> free = node().tryLock("left-over", LockOptions.defaults().withWaitTime(Duration.ZERO));
         assertThat(free).as("close() released what was left").isPresent();
         free.get().unlock();
+    }
+
+    // The clauses of the SPI itself, asked of the store directly (not through the engine).
+
+    @Test
+    void theSameOwnerAskingAgainGetsTheSameToken() {
+        try (LockStore store = startedStore()) {
+            LockRequest request = storeRequest("spi-same-owner", Duration.ofSeconds(30));
+            Attempt first = answer(store.attempt(request, 0, false));
+            Attempt again = answer(store.attempt(request, 0, true));
+            assertThat(first.isAcquired()).isTrue();
+            assertThat(again.isAcquired()).as("the holder's repeated attempt").isTrue();
+            assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+            answer(store.release(new StoreLease(request, first.fencingToken())));
+        }
+    }
+
+    @Test
+    void renewalsAnswerOnePerLeaseInOrder() {
+        try (LockStore store = startedStore()) {
+            LockRequest held = storeRequest("spi-renew-held", Duration.ofSeconds(30));
+            LockRequest gone = storeRequest("spi-renew-gone", Duration.ofSeconds(30));
+            LockRequest other = storeRequest("spi-renew-other", Duration.ofSeconds(30));
+            long heldToken = answer(store.attempt(held, 0, false)).fencingToken();
+            long goneToken = answer(store.attempt(gone, 0, false)).fencingToken();
+            long otherToken = answer(store.attempt(other, 0, false)).fencingToken();
+            answer(store.release(new StoreLease(gone, goneToken)));
+            List<RenewalResult> results = answer(store.renew(List.of(new StoreLease(held, heldToken),
+                    new StoreLease(gone, goneToken), new StoreLease(other, otherToken))));
+            assertThat(results).containsExactly(RenewalResult.RENEWED, RenewalResult.LOST, RenewalResult.RENEWED);
+            answer(store.release(new StoreLease(held, heldToken)));
+            answer(store.release(new StoreLease(other, otherToken)));
+        }
+    }
+
+    @Test
+    void aReleaseByAnotherOwnerIsExpiredAndLeavesTheHolder() {
+        try (LockStore store = startedStore()) {
+            LockRequest holder = storeRequest("spi-foreign", Duration.ofSeconds(30));
+            LockRequest stranger = storeRequest("spi-foreign", Duration.ofSeconds(30));
+            long token = answer(store.attempt(holder, 0, false)).fencingToken();
+            assertThat(answer(store.release(new StoreLease(stranger, token)))).isEqualTo(ReleaseResult.EXPIRED);
+            assertThat(answer(store.attempt(stranger, 0, false)).isAcquired()).as("still held").isFalse();
+            answer(store.cancel(stranger));
+            assertThat(answer(store.release(new StoreLease(holder, token)))).isEqualTo(ReleaseResult.RELEASED);
+        }
+    }
+
+    @Test
+    void cancelNeverThrowsAndFreesWhatTheRequestHeld() {
+        try (LockStore store = startedStore()) {
+            LockRequest never = storeRequest("spi-cancel-never", Duration.ofSeconds(30));
+            assertThatCode(() -> answer(store.cancel(never))).as("a request the store never saw")
+                    .doesNotThrowAnyException();
+            LockRequest holder = storeRequest("spi-cancel-held", Duration.ofSeconds(30));
+            assertThat(answer(store.attempt(holder, 0, false)).isAcquired()).isTrue();
+            answer(store.cancel(holder));
+            LockRequest next = storeRequest("spi-cancel-held", Duration.ofSeconds(30));
+            Attempt taken = answer(store.attempt(next, 0, false));
+            assertThat(taken.isAcquired()).as("cancel undid the hold").isTrue();
+            answer(store.release(new StoreLease(next, taken.fencingToken())));
+        }
+        LockStore down = startedStore();
+        stopStore();
+        try {
+            assertThatCode(() -> down.cancel(storeRequest("spi-cancel-down", Duration.ofSeconds(30))))
+                    .as("cancel while the store is down").doesNotThrowAnyException();
+        }
+        finally {
+            startStore();
+            down.close();
+        }
+    }
+
+    @Test
+    void anAttemptWhoseAnswerCameTooLateIsUndone() throws Exception {
+        CompletableFuture<Void> answerHeldBack = new CompletableFuture<>();
+        LockStore slow = new ForwardingLockStore(newStore()) {
+            @Override
+            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+                // The store grants at once; the answer reaches the engine only after it gave up waiting.
+                return super.attempt(request, remainingWaitMillis, retry).thenCombine(answerHeldBack,
+                        (attempt, released) -> attempt);
+            }
+        };
+        StoreLockService late = new StoreLockService(slow, config().withCommandTimeout(Duration.ofMillis(200)),
+                history.listener());
+        late.start();
+        try {
+            assertThatThrownBy(() -> late.tryLock("spi-late", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                    .isInstanceOf(LockUnavailableException.class).hasMessageContaining("distlock.command-timeout");
+            answerHeldBack.complete(null);
+            // Undone after the answer arrived, not at the end of the 30 s lease.
+            Optional<LockHandle> next = node().tryLock("spi-late", LockOptions.defaults()
+                    .withWaitTime(Duration.ofSeconds(10)));
+            assertThat(next).as("the late grant was undone").isPresent();
+            next.get().unlock();
+        }
+        finally {
+            late.close();
+        }
+    }
+
+    private LockStore startedStore() {
+        LockStore store = newStore();
+        store.start(new StoreEvents() {
+            @Override
+            public void released(String name, @Nullable String handedTo, long reservedMillis) {
+            }
+
+            @Override
+            public void leaseLost(String ownerToken) {
+            }
+        });
+        return store;
+    }
+
+    private static LockRequest storeRequest(String name, Duration lease) {
+        return new LockRequest(name, LockType.REENTRANT, UUID.randomUUID().toString(), Duration.ZERO, lease, true);
+    }
+
+    private static <T> T answer(CompletionStage<T> stage) {
+        try {
+            return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            throw new IllegalStateException("The store did not answer", ex);
+        }
+    }
+
+    /** A lease as the engine hands it to the store. */
+    private record StoreLease(LockRequest request, long fencingToken) implements Lease {
     }
 }

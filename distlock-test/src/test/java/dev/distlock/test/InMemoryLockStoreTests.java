@@ -43,13 +43,13 @@ class InMemoryLockStoreTests {
     @Test
     void aRepeatedAttemptOfAHolderGetsItsOwnTokenAgain() {
         LockRequest writer = request("w", LockType.WRITE);
-        long token = store.attempt(writer, 0, false).fencingToken();
-        assertThat(store.attempt(writer, 0, true).fencingToken()).isEqualTo(token);
-        store.release(lease(writer, token));
+        long token = store.attempt(writer, 0, false).toCompletableFuture().join().fencingToken();
+        assertThat(store.attempt(writer, 0, true).toCompletableFuture().join().fencingToken()).isEqualTo(token);
+        store.release(lease(writer, token)).toCompletableFuture().join();
 
         LockRequest reader = request("r", LockType.READ);
-        long readToken = store.attempt(reader, 0, false).fencingToken();
-        Attempt again = store.attempt(reader, 0, true);
+        long readToken = store.attempt(reader, 0, false).toCompletableFuture().join().fencingToken();
+        Attempt again = store.attempt(reader, 0, true).toCompletableFuture().join();
         assertThat(again.isAcquired()).isTrue();
         assertThat(again.fencingToken()).isEqualTo(readToken).isGreaterThan(token);
     }
@@ -63,14 +63,14 @@ class InMemoryLockStoreTests {
         one.start(first);
         two.start(second);
         LockRequest request = request("a", LockType.REENTRANT);
-        one.release(lease(request, one.attempt(request, 0, false).fencingToken()));
+        one.release(lease(request, one.attempt(request, 0, false).toCompletableFuture().join().fencingToken()));
         assertThat(first.released).containsExactly("doc");
         assertThat(second.released).containsExactly("doc");
 
-        long held = one.attempt(request, 0, false).fencingToken();
+        long held = one.attempt(request, 0, false).toCompletableFuture().join().fencingToken();
         one.close();
         assertThat(store.isLocked("doc")).as("closing a connection releases nothing").isTrue();
-        two.release(lease(request, held));
+        two.release(lease(request, held)).toCompletableFuture().join();
         assertThat(first.released).as("closed").containsExactly("doc");
         assertThat(second.released).containsExactly("doc", "doc");
     }

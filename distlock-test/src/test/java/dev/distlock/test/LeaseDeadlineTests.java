@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,15 +55,18 @@ class LeaseDeadlineTests {
         AtomicBoolean hang = new AtomicBoolean();
         LockStore store = new ForwardingLockStore(memory.connect()) {
             @Override
-            public List<RenewalResult> renew(List<? extends Lease> leases) {
+            public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
                 if (hang.get()) {
-                    try {
-                        unblockRenewals.await(); // a store that stopped answering, with a long command timeout
-                    }
-                    catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                    }
-                    return Collections.nCopies(leases.size(), RenewalResult.ERROR);
+                    // A store that stopped answering: the engine waits for it up to its command timeout.
+                    return CompletableFuture.supplyAsync(() -> {
+                        try {
+                            unblockRenewals.await();
+                        }
+                        catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return Collections.nCopies(leases.size(), RenewalResult.ERROR);
+                    });
                 }
                 return super.renew(leases);
             }

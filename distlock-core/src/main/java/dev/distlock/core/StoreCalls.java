@@ -1,0 +1,183 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.distlock.LockException;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreHealth;
+
+/**
+ * The engine's side of the store boundary, written once for every store: each answer of the {@link LockStore} is
+ * waited for at most {@code distlock.command-timeout}, and a late or failed answer becomes a
+ * {@link LockUnavailableException} (fail closed). An attempt whose answer the caller did not take is undone with
+ * {@link LockStore#cancel}, chained on the attempt's own stage, so the undo goes out strictly after the attempt and
+ * a grant that arrives late never holds the lock for a whole lease. Renewals go to the store in batches of at most
+ * {@link #RENEWAL_BATCH}, and their results are mapped back one per lease.
+ */
+final class StoreCalls {
+
+    /** The most leases per renewal call; larger sets are sent as several calls at once. */
+    static final int RENEWAL_BATCH = 500;
+
+    private static final Logger log = LoggerFactory.getLogger(StoreCalls.class);
+
+    private final LockStore store;
+
+    private final long timeoutNanos;
+
+    private final long attemptTimeoutNanos;
+
+    private final long timeoutMillis;
+
+    StoreCalls(LockStore store, Duration commandTimeout) {
+        this.store = store;
+        this.timeoutNanos = commandTimeout.toNanos();
+        this.timeoutMillis = commandTimeout.toMillis();
+        this.attemptTimeoutNanos = timeoutNanos + store.answerAllowance().toNanos();
+    }
+
+    LockStore store() {
+        return store;
+    }
+
+    /**
+     * @return the store's answer
+     * @throws LockUnavailableException when it did not answer in time or failed; whatever the attempt may still
+     *         take is undone after it
+     */
+    Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+        CompletionStage<Attempt> stage = store.attempt(request, remainingWaitMillis, retry);
+        try {
+            return await(stage, attemptTimeoutNanos, "acquire lock '" + request.name() + "'");
+        }
+        catch (LockUnavailableException ex) {
+            // The attempt may still run (or have run): undo it strictly after it.
+            stage.whenComplete((attempt, error) -> cancel(request));
+            throw ex;
+        }
+    }
+
+    /** Undoes whatever the request holds or registered; never throws. */
+    void cancel(LockRequest request) {
+        try {
+            store.cancel(request).whenComplete((done, error) -> {
+                if (error != null) {
+                    undoFailed(request, error);
+                }
+            });
+        }
+        catch (RuntimeException ex) {
+            undoFailed(request, ex);
+        }
+    }
+
+    private static void undoFailed(LockRequest request, Throwable error) {
+        log.debug("Could not undo a request for lock '{}' (its lease or wait expires on its own)", request.name(),
+                error);
+    }
+
+    /** @throws LockUnavailableException when the store did not answer in time or failed */
+    ReleaseResult release(Lease lease) {
+        return await(store.release(lease), timeoutNanos, "release lock '" + lease.request().name() + "'");
+    }
+
+    /**
+     * @return one result per lease, in order; {@link RenewalResult#ERROR} for every lease of a batch the store did
+     *         not answer in time, failed, or answered with the wrong number of results
+     */
+    List<RenewalResult> renew(List<? extends Lease> leases) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        List<CompletionStage<List<RenewalResult>>> sent = new ArrayList<>();
+        for (int from = 0; from < leases.size(); from += RENEWAL_BATCH) {
+            List<? extends Lease> batch = leases.subList(from, Math.min(leases.size(), from + RENEWAL_BATCH));
+            try {
+                sent.add(store.renew(batch));
+            }
+            catch (RuntimeException ex) {
+                sent.add(CompletableFuture.failedFuture(ex));
+            }
+        }
+        List<RenewalResult> results = new ArrayList<>(leases.size());
+        for (int i = 0; i < sent.size(); i++) {
+            int size = Math.min(RENEWAL_BATCH, leases.size() - i * RENEWAL_BATCH);
+            List<RenewalResult> answer;
+            try {
+                answer = await(sent.get(i), Math.max(0, deadline - System.nanoTime()), "renew " + size + " leases");
+                if (answer.size() != size) {
+                    log.warn("{} answered {} renewals for {} leases; counted as not renewed", store, answer.size(),
+                            size);
+                    answer = Collections.nCopies(size, RenewalResult.ERROR);
+                }
+            }
+            catch (LockUnavailableException ex) {
+                log.debug("Lease renewal failed: {}", ex.getMessage());
+                answer = Collections.nCopies(size, RenewalResult.ERROR);
+            }
+            results.addAll(answer);
+        }
+        return results;
+    }
+
+    /** @return the store's health, or down when it did not answer within the timeout */
+    StoreHealth health(Duration timeout) {
+        try {
+            return await(store.health(), timeout.toNanos(), "check its health");
+        }
+        catch (LockUnavailableException ex) {
+            return new StoreHealth(false, Map.of("error", String.valueOf(ex.getMessage())));
+        }
+    }
+
+    private <T> T await(CompletionStage<T> stage, long waitNanos, String what) {
+        try {
+            return stage.toCompletableFuture().get(waitNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException ex) {
+            throw new LockUnavailableException(store + " did not answer (" + what + ") within "
+                    + "distlock.command-timeout (" + timeoutMillis + " ms)", ex);
+        }
+        catch (ExecutionException | CompletionException ex) {
+            throw failed(ex.getCause() != null ? ex.getCause() : ex, what);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException("Interrupted while waiting for " + store + " to " + what, ex);
+        }
+    }
+
+    /**
+     * A store's own {@link LockException} (its message says what went wrong) and a request it refused keep their
+     * type; anything else means the store could not answer.
+     */
+    private RuntimeException failed(Throwable cause, String what) {
+        if (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof LockUnavailableException) {
+            return new LockUnavailableException(String.valueOf(cause.getMessage()), cause);
+        }
+        if (cause instanceof LockException || cause instanceof IllegalArgumentException) {
+            return (RuntimeException) cause;
+        }
+        return new LockUnavailableException(store + " failed to " + what + ": " + cause, cause);
+    }
+}
