@@ -32,7 +32,7 @@ final class LeaseHandle implements LockHandle, Lease {
         RELEASED
     }
 
-    private final StoreLockService service;
+    private final LeaseLifecycle service;
 
     private final LockRequest request;
 
@@ -72,7 +72,7 @@ final class LeaseHandle implements LockHandle, Lease {
     private final AtomicBoolean localReleased = new AtomicBoolean();
 
     /** A lease the store just granted. */
-    LeaseHandle(StoreLockService service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
+    LeaseHandle(LeaseLifecycle service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
             long requestSentNanos, boolean expires) {
         this.service = service;
         this.request = request;
@@ -130,7 +130,8 @@ final class LeaseHandle implements LockHandle, Lease {
         return request;
     }
 
-    StoreLockService service() {
+    /** @return the lifecycle of the service that issued this lease */
+    LeaseLifecycle issuer() {
         return service;
     }
 
@@ -146,7 +147,7 @@ final class LeaseHandle implements LockHandle, Lease {
     /** @return whether the lease (of this handle or a reentrant hold on it) can still be counted on */
     boolean isLockHeld() {
         return state.get() == State.HELD && (!expires || System.nanoTime() - leaseDeadlineNanos < 0)
-                && service.store().isHeld(this);
+                && service.storeMayHold(this);
     }
 
     @Override
@@ -177,7 +178,7 @@ final class LeaseHandle implements LockHandle, Lease {
     /** Drops one hold; the last one releases the lock in the store. */
     void releaseHold() {
         if (holds.decrementAndGet() == 0) {
-            service.release(this);
+            service.lastHoldReleased(this);
         }
     }
 
@@ -238,7 +239,7 @@ final class LeaseHandle implements LockHandle, Lease {
             if (pending != null) {
                 pending.cancel(false);
             }
-            service.leaveLocal(this);
+            service.localHoldEnded(this);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 import dev.distlock.LockType;
 import dev.distlock.spi.LockRequest;
@@ -50,11 +51,11 @@ final class LocalHandOff {
      */
     boolean offer(LeaseHandle releasing) {
         LocalQueues.Entry entry = releasing.localEntry();
-        if (!enabled || stopped || !eligible(releasing.request()) || !entry.permit.hasQueuedThreads()
+        if (!enabled || stopped || !eligible(releasing.request()) || !entry.othersWaiting()
                 || releasing.renewalsFailing(System.nanoTime())) {
             return false;
         }
-        if (entry.streakCount >= maxCount || System.nanoTime() - entry.streakStartNanos >= maxNanos) {
+        if (!entry.streakAllows(maxCount, maxNanos)) {
             return false;
         }
         entry.transfer(releasing);
@@ -72,7 +73,7 @@ final class LocalHandOff {
      * @return a handle over the lease left by the previous holder, or {@code null} when there is none or it does
      *         not fit this request (it is then returned through {@code incompatible})
      */
-    @Nullable LeaseHandle take(LocalQueues.Entry entry, LockRequest request, java.util.function.Consumer<LeaseHandle> incompatible) {
+    @Nullable LeaseHandle take(LocalQueues.Entry entry, LockRequest request, Consumer<LeaseHandle> incompatible) {
         LeaseHandle left = entry.takeTransfer();
         if (left == null) {
             return null;
@@ -83,14 +84,8 @@ final class LocalHandOff {
             incompatible.accept(left);
             return null;
         }
-        entry.streakCount++;
+        entry.countHandOff();
         return left.handOver(nextToken(left));
-    }
-
-    /** A store acquisition starts a new streak. */
-    static void streakStarts(LocalQueues.Entry entry) {
-        entry.streakCount = 0;
-        entry.streakStartNanos = System.nanoTime();
     }
 
     private static boolean eligible(LockRequest request) {

@@ -2,6 +2,8 @@ package dev.distlock.core;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -61,30 +63,15 @@ final class LocalQueues {
     private static final long RESERVATION_SLACK_NANOS = 2_000_000L;
 
     private static void wake(@Nullable Entry entry, @Nullable String handedTo, long recheckAt) {
-        if (entry == null) {
-            return;
+        if (entry != null) {
+            entry.released(handedTo, recheckAt);
         }
-        Thread competitor = entry.competitor;
-        if (competitor == null) {
-            return;
-        }
-        if (handedTo == null || handedTo.equals(entry.competitorToken)) {
-            entry.wakeNow = true;
-        }
-        else {
-            entry.recheckAtNanos = recheckAt;
-        }
-        LockSupport.unpark(competitor);
     }
 
     /** Wakes every thread waiting in the store, so that it sees at once that the service is shutting down. */
     void wakeAll() {
         for (Entry entry : entries.values()) {
-            Thread competitor = entry.competitor;
-            if (competitor != null) {
-                entry.wakeNow = true;
-                LockSupport.unpark(competitor);
-            }
+            entry.wakeNow();
         }
     }
 
@@ -93,40 +80,43 @@ final class LocalQueues {
         return entries.size();
     }
 
-    /** The local queue of one lock name (and mode). */
+    /**
+     * The local queue of one lock name (and mode). Its state has one owner each: the turn (a FIFO permit) belongs
+     * to the queue, the wake-up flags are written by the notifying thread and read by the competitor, and the
+     * streak of local hand-offs is read and written only by the thread that holds the turn.
+     */
     static final class Entry {
 
-        final Key key;
+        private final Key key;
 
         /** Held by the one thread of this JVM that competes for, or holds, the lock in the store. FIFO. */
-        final Semaphore permit = new Semaphore(1, true);
+        private final Semaphore turn = new Semaphore(1, true);
 
         /** The thread waiting in the store now, woken by release notifications. */
-        volatile @Nullable Thread competitor;
+        private volatile @Nullable Thread competitor;
 
         /** The owner token the competitor asks with; a release may reserve the lock for one token. */
-        volatile @Nullable String competitorToken;
+        private volatile @Nullable String competitorToken;
 
         /** Set when the competitor should try at once. */
-        volatile boolean wakeNow;
+        private volatile boolean tryNow;
 
         /** When non-zero, the competitor tries at this {@link System#nanoTime()} at the latest. */
-        volatile long recheckAtNanos;
+        private volatile long recheckAtNanos;
 
         /** Guarded by the map's per-key lock in compute. */
-        int users;
+        private int users;
 
         /** A lease its holder left for the next local thread ({@link LocalHandOff}). */
-        private final java.util.concurrent.atomic.AtomicReference<@Nullable LeaseHandle> transfer =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        private final AtomicReference<@Nullable LeaseHandle> transfer = new AtomicReference<>();
 
-        /** Local hand-offs since the lock came from the store; read and written by the permit holder only. */
-        int streakCount;
+        /** Local hand-offs since the lock came from the store; turn holder only. */
+        private int streakCount;
 
-        /** When the lock came from the store ({@link System#nanoTime()}); permit holder only. */
-        long streakStartNanos;
+        /** When the lock came from the store ({@link System#nanoTime()}); turn holder only. */
+        private long streakStartNanos;
 
-        Entry(Key key) {
+        private Entry(Key key) {
             this.key = key;
         }
 
@@ -138,11 +128,75 @@ final class LocalQueues {
             return key.shared();
         }
 
+        /**
+         * Waits, in arrival order, until this thread is the one of this JVM that competes for the lock.
+         *
+         * @return false when the time ran out first
+         */
+        boolean awaitTurn(long timeoutNanos) throws InterruptedException {
+            return turn.tryAcquire(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        }
+
+        /** Lets the next thread of this JVM compete (or take a lease left for it). */
+        void passTurn() {
+            turn.release();
+        }
+
+        /** @return whether another thread of this JVM waits for its turn */
+        boolean othersWaiting() {
+            return turn.hasQueuedThreads();
+        }
+
+        /** The calling thread competes in the store with this owner token until {@link #stopCompeting()}. */
         void compete(String ownerToken) {
             competitorToken = ownerToken;
-            wakeNow = false;
+            tryNow = false;
             recheckAtNanos = 0;
             competitor = Thread.currentThread();
+        }
+
+        void stopCompeting() {
+            competitor = null;
+            competitorToken = null;
+        }
+
+        /** A release somewhere: the waiter it was reserved for tries now, the others at {@code recheckAt}. */
+        private void released(@Nullable String handedTo, long recheckAt) {
+            Thread waiting = competitor;
+            if (waiting == null) {
+                return;
+            }
+            if (handedTo == null || handedTo.equals(competitorToken)) {
+                tryNow = true;
+            }
+            else {
+                recheckAtNanos = recheckAt;
+            }
+            LockSupport.unpark(waiting);
+        }
+
+        private void wakeNow() {
+            Thread waiting = competitor;
+            if (waiting != null) {
+                tryNow = true;
+                LockSupport.unpark(waiting);
+            }
+        }
+
+        /** @return whether the competitor was told to try at once */
+        boolean shouldTryNow() {
+            return tryNow;
+        }
+
+        /** @return when the competitor should try at the latest, or 0 when no release told it */
+        long recheckAtNanos() {
+            return recheckAtNanos;
+        }
+
+        /** The competitor took the wake-up into account. */
+        void clearWakeUp() {
+            tryNow = false;
+            recheckAtNanos = 0;
         }
 
         void transfer(LeaseHandle handle) {
@@ -153,9 +207,20 @@ final class LocalQueues {
             return transfer.getAndSet(null);
         }
 
-        void stopCompeting() {
-            competitor = null;
-            competitorToken = null;
+        /** The lock came from the store: a new streak of local hand-offs starts. Turn holder only. */
+        void startStreak() {
+            streakCount = 0;
+            streakStartNanos = System.nanoTime();
+        }
+
+        /** @return whether the streak may go on with one more local hand-off. Turn holder only. */
+        boolean streakAllows(int maxCount, long maxNanos) {
+            return streakCount < maxCount && System.nanoTime() - streakStartNanos < maxNanos;
+        }
+
+        /** One more local hand-off in this streak. Turn holder only. */
+        void countHandOff() {
+            streakCount++;
         }
     }
 }

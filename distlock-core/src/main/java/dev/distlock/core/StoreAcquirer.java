@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.LockException;
@@ -22,7 +21,7 @@ final class StoreAcquirer {
 
     private static final long MAX_RECHECK_NANOS = MAX_RECHECK.toNanos();
 
-    private final StoreLockService service;
+    private final LeaseLifecycle service;
 
     private final StoreCalls store;
 
@@ -30,7 +29,7 @@ final class StoreAcquirer {
 
     private final LocalHandOff handOff;
 
-    StoreAcquirer(StoreLockService service, StoreCalls store, LocalQueues queues, LocalHandOff handOff) {
+    StoreAcquirer(LeaseLifecycle service, StoreCalls store, LocalQueues queues, LocalHandOff handOff) {
         this.service = service;
         this.store = store;
         this.queues = queues;
@@ -46,7 +45,7 @@ final class StoreAcquirer {
         LocalQueues.Entry entry = queues.join(request.name(), request.shared());
         LeaseHandle handle = null;
         try {
-            if (!entry.permit.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            if (!entry.awaitTurn(deadline - System.nanoTime())) {
                 return null;
             }
             try {
@@ -54,18 +53,18 @@ final class StoreAcquirer {
                     // Queued behind a holder when the shutdown began: give up, and pass the failure down the queue.
                     LeaseHandle left = entry.takeTransfer();
                     if (left != null) {
-                        service.releaseToStore(left);
+                        service.returnToStore(left);
                     }
                     throw StoreLockService.shuttingDown(request.name());
                 }
-                handle = handOff.take(entry, request, service::releaseToStore);
+                handle = handOff.take(entry, request, service::returnToStore);
                 if (handle == null) {
                     handle = compete(request, entry, deadline);
                 }
             }
             finally {
                 if (handle == null || request.shared()) {
-                    entry.permit.release(); // a reader holds no local permit: the next reader may go at once
+                    entry.passTurn(); // a reader holds no local permit: the next reader may go at once
                 }
             }
         }
@@ -75,7 +74,7 @@ final class StoreAcquirer {
         }
         finally {
             if (handle == null) {
-                service.leave(entry);
+                service.leftQueue(entry);
             }
         }
         return handle;
@@ -95,7 +94,7 @@ final class StoreAcquirer {
                 long sent = System.nanoTime();
                 Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
                 if (attempt.isAcquired()) {
-                    LocalHandOff.streakStarts(entry);
+                    entry.startStreak();
                     return new LeaseHandle(service, request, attempt.fencingToken(), entry, sent,
                             store.store().leasesExpire());
                 }
@@ -119,12 +118,12 @@ final class StoreAcquirer {
     private void awaitTurn(LockRequest request, LocalQueues.Entry entry, long deadline, long retryAfterMillis) {
         long retryAt = System.nanoTime() + Math.min(retryAfterMillis * 1_000_000L, MAX_RECHECK_NANOS);
         while (true) {
-            if (entry.wakeNow) {
+            if (entry.shouldTryNow()) {
                 break;
             }
             long now = System.nanoTime();
             long wakeAt = retryAt;
-            long recheck = entry.recheckAtNanos;
+            long recheck = entry.recheckAtNanos();
             if (recheck != 0 && recheck - wakeAt < 0) {
                 wakeAt = recheck;
             }
@@ -141,8 +140,7 @@ final class StoreAcquirer {
                 throw interrupted(request);
             }
         }
-        entry.wakeNow = false;
-        entry.recheckAtNanos = 0;
+        entry.clearWakeUp();
     }
 
     private static LockException interrupted(LockRequest request) {

@@ -43,6 +43,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private final StoreCalls calls;
 
+    private final LeaseLifecycle lifecycle = new Lifecycle();
+
     private final LockConfig config;
 
     private final LockListener listener;
@@ -81,7 +83,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
                 : CompositeLockListener.of(List.of(listener));
         this.calls = new StoreCalls(store, config.commandTimeout());
         this.handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
-        this.acquirer = new StoreAcquirer(this, calls, queues, handOff);
+        this.acquirer = new StoreAcquirer(lifecycle, calls, queues, handOff);
         this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, this::stopRenewing,
                 handOff);
         this.watchdog = new Watchdog(calls, config.leaseTime(), this.listener, endings::leaseLost);
@@ -106,10 +108,6 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     /** @return the settings */
     public LockConfig config() {
         return config;
-    }
-
-    LockStore store() {
-        return store;
     }
 
     @Override
@@ -176,11 +174,6 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         return wait.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait;
     }
 
-    /** @return whether new acquisitions are taken: false from the start of the shutdown */
-    boolean accepting() {
-        return accepting;
-    }
-
     static LockUnavailableException shuttingDown(String name) {
         return new LockUnavailableException("The lock service is shutting down; lock '" + name + "' not taken");
     }
@@ -202,38 +195,59 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     }
 
     private boolean issued(LockHandle handle) {
-        return (handle instanceof LeaseHandle h && h.service() == this)
-                || (handle instanceof ReentrantHandle r && r.root().service() == this);
+        return (handle instanceof LeaseHandle h && h.issuer() == lifecycle)
+                || (handle instanceof ReentrantHandle r && r.root().issuer() == lifecycle);
     }
 
     private void stopRenewing(LeaseHandle handle) {
         watchdog.remove(handle);
     }
 
-    /** Releases the lock in the store; called once, when the last hold of the handle is released. */
-    void release(LeaseHandle handle) {
+    /** Releases the lock in the store (or to the next local thread); once, at the last hold's release. */
+    private void release(LeaseHandle handle) {
         endings.release(handle);
     }
 
-    void leaveLocal(LeaseHandle handle) {
-        LocalQueues.Entry entry = handle.localEntry();
-        if (!entry.shared()) {
-            entry.permit.release();
-        }
-        leave(entry);
-    }
+    /** The steps of a lease's life that its handle and the wait loop ask of this service. */
+    private final class Lifecycle implements LeaseLifecycle {
 
-    /** Leaves the local queue; the last one out releases a lease that was left for a local waiter. */
-    void leave(LocalQueues.Entry entry) {
-        LeaseHandle left = queues.leave(entry);
-        if (left != null) {
-            releaseToStore(left);
+        @Override
+        public boolean accepting() {
+            return accepting;
         }
-    }
 
-    /** Releases a lease that a local hand-off left and nobody took (or could use). */
-    void releaseToStore(LeaseHandle left) {
-        endings.releaseToStore(left);
+        @Override
+        public boolean storeMayHold(LeaseHandle handle) {
+            return store.isHeld(handle);
+        }
+
+        @Override
+        public void lastHoldReleased(LeaseHandle handle) {
+            release(handle);
+        }
+
+        @Override
+        public void localHoldEnded(LeaseHandle handle) {
+            LocalQueues.Entry entry = handle.localEntry();
+            if (!entry.shared()) {
+                entry.passTurn();
+            }
+            leftQueue(entry);
+        }
+
+        /** The last one out releases a lease that was left for a local waiter. */
+        @Override
+        public void leftQueue(LocalQueues.Entry entry) {
+            LeaseHandle left = queues.leave(entry);
+            if (left != null) {
+                returnToStore(left);
+            }
+        }
+
+        @Override
+        public void returnToStore(LeaseHandle left) {
+            endings.releaseToStore(left);
+        }
     }
 
     /** @return the number of lock names with local state; for tests */
