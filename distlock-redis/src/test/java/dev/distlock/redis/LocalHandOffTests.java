@@ -30,7 +30,7 @@ import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockListener;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.test.CountingLockStore;
-import dev.distlock.test.ForwardingLockStore;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.test.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -34,7 +34,7 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.spi.LockListener;
 import dev.distlock.test.InMemoryLockService;
-import dev.distlock.test.InMemoryLockStore;
+import dev.distlock.memory.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;

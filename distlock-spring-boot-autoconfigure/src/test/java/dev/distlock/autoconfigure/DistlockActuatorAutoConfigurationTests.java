@@ -5,7 +5,7 @@ import dev.distlock.LockService;
 import dev.distlock.actuate.DistlockEndpoint;
 import dev.distlock.actuate.DistlockHealthIndicator;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.InMemoryLockStore;
+import dev.distlock.memory.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;

@@ -17,7 +17,7 @@ import dev.distlock.annotation.LockOperationSource;
 import dev.distlock.annotation.TransactionOrderVerifier;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.InMemoryLockStore;
+import dev.distlock.memory.InMemoryLockStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -5,7 +5,7 @@ import dev.distlock.LockService;
 import dev.distlock.metrics.MicrometerLockListener;
 import dev.distlock.metrics.ObservationLockListener;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.InMemoryLockStore;
+import dev.distlock.memory.InMemoryLockStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;

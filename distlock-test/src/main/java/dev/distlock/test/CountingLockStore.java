@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import dev.distlock.spi.ForwardingLockStore;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import dev.distlock.spi.ForwardingLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.spi.LockStore;
 
 /**

@@ -1,17 +1,20 @@
-package dev.distlock.test;
+package dev.distlock.memory;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
@@ -38,6 +41,42 @@ import org.jspecify.annotations.Nullable;
 public final class InMemoryLockStore implements LockStore {
 
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
+
+    private final boolean clockTokens;
+
+    /** A store whose fencing tokens count up from 1 per name. */
+    public InMemoryLockStore() {
+        this(false);
+    }
+
+    private InMemoryLockStore(boolean clockTokens) {
+        this.clockTokens = clockTokens;
+    }
+
+    /**
+     * A store whose fencing tokens are at least the clock in microseconds, as the Redis store's are
+     * ({@link #tokensFollowClock()}): the engine then hands a held lock to the next thread of a JVM locally.
+     *
+     * @return a new store with clock-based tokens
+     */
+    public static InMemoryLockStore withClockTokens() {
+        return new InMemoryLockStore(true);
+    }
+
+    @Override
+    public boolean tokensFollowClock() {
+        return clockTokens;
+    }
+
+    /** @return the next token of the slot: one more, and with clock tokens at least the clock in microseconds */
+    private long nextToken(Slot slot) {
+        long next = slot.lastToken + 1;
+        if (clockTokens) {
+            next = Math.max(next, ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()));
+        }
+        slot.lastToken = next;
+        return next;
+    }
 
     private volatile boolean available = true;
 
@@ -138,7 +177,7 @@ public final class InMemoryLockStore implements LockStore {
                 if (slot.owner != null) {
                     return Attempt.busy(slot.remainingMillis(now));
                 }
-                long fencingToken = ++slot.lastToken;
+                long fencingToken = nextToken(slot);
                 slot.readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos()));
                 return Attempt.acquired(fencingToken);
             }
@@ -151,7 +190,7 @@ public final class InMemoryLockStore implements LockStore {
             }
             slot.owner = token;
             slot.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.acquired(++slot.lastToken);
+            return Attempt.acquired(nextToken(slot));
         }
     }
 
@@ -169,7 +208,14 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
-        return answer(() -> free(lease.request()) ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
+        return answer(() -> {
+            // Tokens handed on locally since the grant: the next one from here is above them.
+            Slot slot = slot(lease.request().name());
+            synchronized (slot) {
+                slot.lastToken = Math.max(slot.lastToken, lease.fencingToken());
+            }
+            return free(lease.request()) ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+        });
     }
 
     /** @return whether the request held the lock, which is free of it now */

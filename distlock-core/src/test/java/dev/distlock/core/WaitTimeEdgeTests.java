@@ -1,5 +1,6 @@
-package dev.distlock.test;
+package dev.distlock.core;
 
+import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.AcquireResult;
+import dev.distlock.spi.CompositeLockListener;
 import dev.distlock.spi.LockListener;
-import dev.distlock.core.LockConfig;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,19 +27,21 @@ import static org.awaitility.Awaitility.await;
  */
 class WaitTimeEdgeTests {
 
-    private final List<InMemoryLockService> services = new ArrayList<>();
+    private final List<StoreLockService> services = new ArrayList<>();
 
     private final InMemoryLockStore store = new InMemoryLockStore();
 
-    private InMemoryLockService node(LockListener... listeners) {
-        InMemoryLockService service = new InMemoryLockService(store, LockConfig.defaults(), listeners);
+    private StoreLockService node(LockListener... listeners) {
+        StoreLockService service = new StoreLockService(store.connect(), LockConfig.defaults(),
+                CompositeLockListener.of(List.of(listeners)));
+        service.start();
         services.add(service);
         return service;
     }
 
     @AfterEach
     void close() {
-        services.forEach(InMemoryLockService::close);
+        services.forEach(StoreLockService::close);
     }
 
     static List<Duration> hugeWaits() {
@@ -51,8 +54,8 @@ class WaitTimeEdgeTests {
     @MethodSource("hugeWaits")
     void aHugeWaitWaitsForTheHolderAndThenAcquires(Duration wait) throws Exception {
         Finished finished = new Finished();
-        InMemoryLockService holder = node();
-        InMemoryLockService waiter = node(finished);
+        StoreLockService holder = node();
+        StoreLockService waiter = node(finished);
         LockOptions options = LockOptions.defaults().withWaitTime(wait);
 
         Optional<LockHandle> free = waiter.tryLock("free", options);

@@ -1,5 +1,7 @@
-package dev.distlock.test;
+package dev.distlock.core;
 
+import dev.distlock.spi.ForwardingLockStore;
+import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
