@@ -95,7 +95,8 @@ final class Campaign {
      * @return the engine settings of every campaign node
      */
     static LockConfig lockConfig(long leaseMillis) {
-        return LockConfig.defaults().withLeaseTime(Duration.ofMillis(leaseMillis)).withWaitTime(Duration.ofSeconds(3));
+        return LockConfig.defaults().withLeaseTime(Duration.ofMillis(leaseMillis)).withWaitTime(Duration.ofSeconds(3))
+                .withCommandTimeout(StoreSpecs.COMMAND_TIMEOUT);
     }
 
     /** Where every node's grants and failures go. */

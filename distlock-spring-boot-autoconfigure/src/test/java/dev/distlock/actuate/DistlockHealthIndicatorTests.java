@@ -5,19 +5,21 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.spi.HeldLockInfo;
-import dev.distlock.spi.HeldLockRegistry;
-import dev.distlock.spi.StoreHealth;
-import dev.distlock.spi.WatchdogStatus;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
+import dev.distlock.spi.HeldLockInfo;
+import dev.distlock.spi.HeldLockRegistry;
+import dev.distlock.spi.LockListener;
+import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.WatchdogStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -56,11 +58,13 @@ class DistlockHealthIndicatorTests {
 
         @Override
         public StoreHealth storeHealth(Duration timeout) {
-            return store.health(timeout);
+            return engine.storeHealth(timeout); // the engine bounds the store's answer
         }
     };
 
     private RedisLockStore store;
+
+    private StoreLockService engine;
 
     @BeforeEach
     void startRedis() {
@@ -71,11 +75,12 @@ class DistlockHealthIndicatorTests {
         connectionFactory.afterPropertiesSet();
         connectionFactory.start();
         store = new RedisLockStore(connectionFactory, RedisLockConfig.defaults());
+        engine = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
     }
 
     @AfterEach
     void stopClient() {
-        store.close();
+        engine.close();
         connectionFactory.destroy();
     }
 

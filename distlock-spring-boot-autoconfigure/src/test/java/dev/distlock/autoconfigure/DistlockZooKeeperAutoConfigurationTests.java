@@ -63,7 +63,7 @@ class DistlockZooKeeperAutoConfigurationTests {
                     try (LockHandle handle = context.getBean(LockService.class).lock("orders:7")) {
                         assertThat(client[0].getChildren().forPath("/auto/orders:7")).hasSize(1);
                     }
-                    assertThat(store.health(Duration.ofSeconds(2)).up()).isTrue();
+                    assertThat(context.getBean(StoreLockService.class).storeHealth(Duration.ofSeconds(2)).up()).isTrue();
                 });
         assertThat(client[0].getState()).isEqualTo(CuratorFrameworkState.STOPPED);
     }
@@ -112,7 +112,7 @@ class DistlockZooKeeperAutoConfigurationTests {
                     long start = System.nanoTime();
                     assertThatThrownBy(() -> locks.lock("nowhere")).isInstanceOf(LockUnavailableException.class);
                     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-                    assertThat(context.getBean(ZooKeeperLockStore.class).health(Duration.ofMillis(200)).up())
+                    assertThat(context.getBean(StoreLockService.class).storeHealth(Duration.ofMillis(200)).up())
                             .isFalse();
                 });
     }
