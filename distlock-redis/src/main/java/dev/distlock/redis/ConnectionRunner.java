@@ -13,10 +13,10 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The lock path through Spring Data Redis' generic connection API, for clients without a native asynchronous
- * connection (Jedis). Each call borrows a connection from the factory's pool and runs on a distlock thread, so
- * that the caller can still give up after the command timeout; a call's follow-up (the release of an abandoned
- * acquire) is chained on its completion and so runs after it. The threads are bounded by the pool's size and fail
- * closed when taken (see {@link BlockingCallThreads}).
+ * connection (Jedis). Each call borrows a connection from the factory's pool and runs on a distlock thread; its
+ * future is the answer, so the caller is never blocked and a follow-up (the undo of a late acquire) chained on it
+ * runs after it. The threads are bounded by the pool's size and fail closed when taken (see
+ * {@link BlockingCallThreads}).
  */
 final class ConnectionRunner implements RedisRunner {
 

@@ -2,7 +2,6 @@ package dev.distlock.redis;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,7 +34,7 @@ final class LettuceNode implements RedisNode {
 
     private final String name;
 
-    private final Consumer<@Nullable Throwable> replied;
+    private final LettuceRunner.CommandWatch watch;
 
     private final Runnable slotMoved;
 
@@ -52,29 +51,28 @@ final class LettuceNode implements RedisNode {
     /**
      * @param redis the connection to this master
      * @param name how log messages name it
-     * @param replied told of every reply (or failure), as the runner's own commands
+     * @param watch watches every command, as the runner's own
      * @param slotMoved told of a {@code MOVED}/{@code ASK}, so that the slot map is refreshed
      * @param alwaysReplicated true behind Sentinel: counts one replica without asking
      */
-    LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, Consumer<@Nullable Throwable> replied,
+    LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, LettuceRunner.CommandWatch watch,
             Runnable slotMoved, boolean alwaysReplicated) {
         this.alwaysReplicated = alwaysReplicated;
         this.replicas = alwaysReplicated ? CompletableFuture.completedFuture(1) : null;
         this.redis = redis;
         this.name = name;
-        this.replied = replied;
+        this.watch = watch;
         this.slotMoved = slotMoved;
     }
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
         ScriptOutputType output = script.multiReply() ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        return redis.<Object>evalsha(script.sha1(), output, keys, args).toCompletableFuture()
+        return watch.watch(redis.<Object>evalsha(script.sha1(), output, keys, args).toCompletableFuture()
                 .exceptionallyCompose(ex -> LuaScript.isNoScript(ex)
                         ? redis.<Object>eval(script.body(), output, keys, args).toCompletableFuture()
-                        : CompletableFuture.failedFuture(ex))
-                .exceptionallyCompose(ex -> CompletableFuture.failedFuture(moved(ex)))
-                .whenComplete((result, error) -> replied.accept(error));
+                        : CompletableFuture.failedFuture(ex)))
+                .exceptionallyCompose(ex -> CompletableFuture.failedFuture(moved(ex)));
     }
 
     private Throwable moved(Throwable failure) {
@@ -100,8 +98,7 @@ final class LettuceNode implements RedisNode {
 
     @Override
     public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
-        return redis.waitForReplication(replicas, timeoutMillis).toCompletableFuture()
-                .whenComplete((result, error) -> replied.accept(error));
+        return watch.watch(redis.waitForReplication(replicas, timeoutMillis).toCompletableFuture());
     }
 
     @Override
@@ -136,8 +133,7 @@ final class LettuceNode implements RedisNode {
 
     private CompletableFuture<Integer> ask() {
         checkedNanos = System.nanoTime();
-        return redis.info("replication").toCompletableFuture().handle((info, error) -> {
-            replied.accept(error);
+        return watch.watch(redis.info("replication").toCompletableFuture()).handle((info, error) -> {
             if (error == null) {
                 return onlineReplicas(info);
             }

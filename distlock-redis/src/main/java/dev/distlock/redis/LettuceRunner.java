@@ -2,8 +2,11 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -31,9 +34,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * connection of its own keeps the application's traffic and the lock's {@code WAIT} from blocking each other.
  * <p>
  * Opening a connection can block for the client's connect timeout when Redis is down; it runs on a thread of its
- * own (never a common-pool worker) and callers wait for it no longer than their command timeout. Once open, Lettuce
- * reconnects by itself — to the same address. Behind Sentinel the master can move while the old one is frozen or
- * demoted to a replica; the connection is then replaced, which asks the Sentinels for the master again.
+ * own (never a common-pool worker) and commands sent meanwhile follow it. Once open, Lettuce reconnects by itself —
+ * to the same address. Behind Sentinel the master can move while the old one is frozen or demoted to a replica; the
+ * connection is then replaced, which asks the Sentinels for the master again. The runner notices that itself: a
+ * command still unanswered after the command timeout, on a connection that answered nothing for twice as long, means
+ * the connection is stuck.
  */
 final class LettuceRunner implements RedisRunner {
 
@@ -47,6 +52,9 @@ final class LettuceRunner implements RedisRunner {
     private final boolean sentinel;
 
     private final long stuckNanos;
+
+    /** Behind Sentinel, runs the check of a command still unanswered after the command timeout; null otherwise. */
+    private final @Nullable Executor afterTimeout;
 
     /** Behind Sentinel, checks that a new connection reached the master; null otherwise. */
     private final @Nullable SentinelMasterCheck masterCheck;
@@ -78,15 +86,16 @@ final class LettuceRunner implements RedisRunner {
         this.factory = factory;
         this.sentinel = factory.isRedisSentinelAware();
         this.stuckNanos = 2 * commandTimeout.toNanos();
+        this.afterTimeout = sentinel ? CompletableFuture.delayedExecutor(commandTimeout.toNanos(),
+                TimeUnit.NANOSECONDS) : null;
         this.masterCheck = sentinel ? new SentinelMasterCheck(factory, commandTimeout) : null;
     }
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
         RedisClusterAsyncCommands<byte[], byte[]> open = commands;
-        CompletableFuture<Object> reply = open != null ? eval(open, script, keys, args) // the hot path
-                : opening().thenCompose(redis -> eval(redis, script, keys, args));
-        return reply.whenComplete((result, error) -> replied(error));
+        return watch(open != null ? eval(open, script, keys, args) // the hot path
+                : opening().thenCompose(redis -> eval(redis, script, keys, args)));
     }
 
     private static CompletableFuture<Object> eval(RedisClusterAsyncCommands<byte[], byte[]> redis, LuaScript script,
@@ -100,7 +109,7 @@ final class LettuceRunner implements RedisRunner {
 
     @Override
     public CompletableFuture<Long> publish(byte[] channel, byte[] message) {
-        return commands().thenCompose(redis -> redis.publish(channel, message).toCompletableFuture());
+        return watch(commands().thenCompose(redis -> redis.publish(channel, message).toCompletableFuture()));
     }
 
     @Override
@@ -135,10 +144,10 @@ final class LettuceRunner implements RedisRunner {
             RedisURI uri = master.getUri();
             String address = uri.getHost() + ":" + uri.getPort();
             return known.byAddress.computeIfAbsent(address, at -> new LettuceNode(
-                    cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, this::replied,
+                    cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, this::watch,
                     this::refreshSlots, false));
         }
-        return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", this::replied,
+        return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", this::watch,
                 () -> {
                 }, sentinel));
     }
@@ -158,7 +167,7 @@ final class LettuceRunner implements RedisRunner {
 
     @Override
     public CompletableFuture<String> ping() {
-        return commands().thenCompose(redis -> redis.ping().toCompletableFuture());
+        return watch(commands().thenCompose(redis -> redis.ping().toCompletableFuture()));
     }
 
     @Override
@@ -175,11 +184,41 @@ final class LettuceRunner implements RedisRunner {
         }
     }
 
-    @Override
-    public void timedOut() {
-        if (sentinel && System.nanoTime() - lastReplyNanos > stuckNanos) {
+    /**
+     * Watches a command of the lock connection: its reply says the connection works, and behind Sentinel a command
+     * still unanswered after the command timeout may show that the connection is stuck on a master that is gone.
+     *
+     * @param command the command's reply
+     * @return the reply, completing once the connection's state has been updated
+     */
+    <T> CompletableFuture<T> watch(CompletableFuture<T> command) {
+        Executor check = afterTimeout;
+        if (check != null) {
+            check.execute(() -> {
+                if (!command.isDone()) {
+                    unansweredPastTimeout();
+                }
+            });
+        }
+        return command.whenComplete((result, error) -> replied(error));
+    }
+
+    /** Replaces the connection when it answered nothing for twice the command timeout. */
+    private void unansweredPastTimeout() {
+        if (System.nanoTime() - lastReplyNanos > stuckNanos) {
             replace("it answered nothing for " + stuckNanos / 2_000_000L * 2 + " ms");
         }
+    }
+
+    /** How {@link LettuceNode} has its commands watched: {@link #watch}. */
+    @FunctionalInterface
+    interface CommandWatch {
+
+        /**
+         * @param command a command's reply
+         * @return the reply, completing once the connection's state has been updated
+         */
+        <T> CompletableFuture<T> watch(CompletableFuture<T> command);
     }
 
     /** Drops the connection; the next command opens a new one (asking the Sentinels for the master). */
@@ -230,62 +269,81 @@ final class LettuceRunner implements RedisRunner {
     }
 
     private void open(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result) {
+        StatefulConnection<byte[], byte[]> opened;
         try {
-            StatefulConnection<byte[], byte[]> opened = connect(factory.getRequiredNativeClient());
-            if (masterCheck != null) {
-                // However long the lookup took (a Sentinel that does not answer, listed first, delays every one):
-                // what matters is that the node reached is the master the Sentinels name now.
-                try {
-                    masterCheck.verify((RedisClient) factory.getRequiredNativeClient(),
-                            (StatefulRedisConnection<byte[], byte[]>) opened);
-                }
-                catch (RuntimeException ex) {
-                    opened.closeAsync();
-                    log.warn("Discarding a new lock connection: {}; asking the Sentinels again", ex.getMessage());
-                    synchronized (this) {
-                        failedOpen = ex;
-                        retryOpenAtNanos = System.nanoTime() + RECHECK_NANOS;
-                    }
-                    throw ex;
-                }
-            }
-            synchronized (this) {
-                if (closed) {
-                    opened.closeAsync();
-                    throw new IllegalStateException("The lock store is closed");
-                }
-                if (opening == result) {
-                    opening = null;
-                }
-                RedisClusterAsyncCommands<byte[], byte[]> already = commands;
-                if (already != null) {
-                    // An attempt started alongside (see opening()) was first: use its connection.
-                    opened.closeAsync();
-                    result.complete(already);
-                    return;
-                }
-                failedOpen = null;
-                connection = opened;
-                commands = opened instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster ? cluster.async()
-                        : ((StatefulRedisConnection<byte[], byte[]>) opened).async();
-                lastReplyNanos = System.nanoTime();
-                result.complete(commands);
-            }
+            opened = connect(factory.getRequiredNativeClient());
         }
         catch (RuntimeException ex) {
-            synchronized (this) {
-                // Forgotten, so that the next call tries again (Redis may be back).
-                if (opening == result) {
-                    opening = null;
-                }
-                RedisClusterAsyncCommands<byte[], byte[]> already = commands;
-                if (already != null && !closed) {
-                    result.complete(already); // an attempt alongside opened it: what waits here goes out there
-                    return;
-                }
-            }
-            result.completeExceptionally(ex);
+            openFailed(result, ex);
+            return;
         }
+        SentinelMasterCheck check = masterCheck;
+        if (check == null) {
+            install(result, opened);
+            return;
+        }
+        // However long the lookup took (a Sentinel that does not answer, listed first, delays every one): what
+        // matters is that the node reached is the master the Sentinels name now.
+        check.verify((RedisClient) factory.getRequiredNativeClient(), (StatefulRedisConnection<byte[], byte[]>) opened)
+                .whenComplete((verified, error) -> {
+                    if (error == null) {
+                        install(result, opened);
+                        return;
+                    }
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    RuntimeException refused = cause instanceof RuntimeException runtime ? runtime
+                            : new IllegalStateException(cause.getMessage(), cause);
+                    opened.closeAsync();
+                    log.warn("Discarding a new lock connection: {}; asking the Sentinels again", cause.getMessage());
+                    synchronized (this) {
+                        failedOpen = refused;
+                        retryOpenAtNanos = System.nanoTime() + RECHECK_NANOS;
+                    }
+                    openFailed(result, refused);
+                });
+    }
+
+    /** Makes a new connection the lock connection, unless another attempt alongside was first. */
+    private synchronized void install(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result,
+            StatefulConnection<byte[], byte[]> opened) {
+        if (closed) {
+            opened.closeAsync();
+            openFailed(result, new IllegalStateException("The lock store is closed"));
+            return;
+        }
+        if (opening == result) {
+            opening = null;
+        }
+        RedisClusterAsyncCommands<byte[], byte[]> already = commands;
+        if (already != null) {
+            // An attempt started alongside (see opening()) was first: use its connection.
+            opened.closeAsync();
+            result.complete(already);
+            return;
+        }
+        failedOpen = null;
+        connection = opened;
+        RedisClusterAsyncCommands<byte[], byte[]> open = opened instanceof StatefulRedisClusterConnection<byte[],
+                byte[]> cluster ? cluster.async() : ((StatefulRedisConnection<byte[], byte[]>) opened).async();
+        commands = open;
+        lastReplyNanos = System.nanoTime();
+        result.complete(open);
+    }
+
+    private void openFailed(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> result, Throwable error) {
+        synchronized (this) {
+            // Forgotten, so that the next call tries again (Redis may be back).
+            if (opening == result) {
+                opening = null;
+            }
+            RedisClusterAsyncCommands<byte[], byte[]> already = commands;
+            if (already != null && !closed) {
+                result.complete(already); // an attempt alongside opened it: what waits here goes out there
+                return;
+            }
+        }
+        result.completeExceptionally(error);
     }
 
     private static StatefulConnection<byte[], byte[]> connect(AbstractRedisClient client) {

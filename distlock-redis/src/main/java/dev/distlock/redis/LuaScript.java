@@ -45,18 +45,9 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
         }
     }
 
-    private static final byte[] EXCLUSIVE = { 'w' };
-
-    private static final byte[] SHARED = { 'r' };
-
     /** @return the owner-token argument of a request */
     static byte[] owner(LockRequest request) {
         return request.ownerToken().getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** @return the mode argument of a request: {@code w} exclusive, {@code r} shared */
-    static byte[] mode(LockRequest request) {
-        return request.shared() ? SHARED : EXCLUSIVE;
     }
 
     /** @return the decimal digits of the value, as script arguments are sent */

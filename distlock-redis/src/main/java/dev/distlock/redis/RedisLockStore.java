@@ -4,9 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CompletionStage;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
@@ -31,13 +29,14 @@ import org.springframework.util.ClassUtils;
  * <li>An attempt is one {@code EVALSHA} of {@code acquire.lua}: ownership, lease and fencing token in one atomic
  * step; a refused caller that will wait is queued in arrival order. A release is one owner-checked {@code EVALSHA}
  * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
- * the release channel ({@link ReleaseSubscriber}).</li>
- * <li>Renewals are batched ({@link RedisRenewals}).</li>
+ * the release channel ({@link ReleaseSubscriber}). A cancel is the same script undoing whatever the request holds
+ * or registered.</li>
+ * <li>Renewals go out in one call per lease time (and Cluster slot) ({@link RedisRenewals}).</li>
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
- * returns, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
- * connection, {@link RedisNode}); a master without replicas costs nothing more.</li>
- * <li>Every call is bounded by {@code distlock.command-timeout}. An attempt whose reply did not come in time is
- * undone by a release sent after it, so an orphan never holds the lock for a whole lease.</li>
+ * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
+ * connection, {@link RedisNode}); a master without replicas costs nothing more. An acquire may then take
+ * {@code distlock.replication.timeout} longer ({@link #answerAllowance()}).</li>
+ * <li>Every answer is a future of the client's; the engine bounds the wait and undoes a late attempt.</li>
  * </ul>
  */
 public class RedisLockStore implements LockStore {
@@ -53,12 +52,6 @@ public class RedisLockStore implements LockStore {
     private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
             RedisLockStore.class.getClassLoader());
 
-    private static final byte[] CANCEL = { 'c' };
-
-    private static final byte[] FIRST = { '0' };
-
-    private static final byte[] RETRY = { '1' };
-
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
 
     private final RedisLockConfig config;
@@ -66,8 +59,8 @@ public class RedisLockStore implements LockStore {
     private final RedisRunner runner;
 
     /**
-     * Where acquires go: the same runner, or with replica acknowledgement one of their own, so that a {@code WAIT}
-     * blocks no renewal or release behind it.
+     * Where acquires and cancels go: the same runner, or with replica acknowledgement one of their own, so that a
+     * {@code WAIT} blocks no renewal or release behind it.
      */
     private final RedisRunner acquires;
 
@@ -76,8 +69,6 @@ public class RedisLockStore implements LockStore {
     private final RedisRenewals renewals;
 
     private final byte[] channel;
-
-    private final long timeoutNanos;
 
     /** Whether lock writes wait for replicas ({@code distlock.replication.min-replicas} not 0, on Lettuce). */
     private final boolean acknowledging;
@@ -109,7 +100,6 @@ public class RedisLockStore implements LockStore {
                 : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout());
         this.channel = LockKeys.channel(config.keyPrefix());
         this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS);
-        this.timeoutNanos = config.commandTimeout().toNanos();
         this.renewals = new RedisRenewals(runner, config, acknowledging);
     }
 
@@ -127,14 +117,8 @@ public class RedisLockStore implements LockStore {
      */
     @Override
     public void start(StoreEvents events) {
-        subscriber.checkPermission(runner, timeoutNanos);
+        subscriber.checkPermission(runner, config.commandTimeout());
         subscriber.start(events);
-    }
-
-
-    /** @return a {@code PING} that opens the connection, so that the first lock call does not wait for it */
-    CompletableFuture<String> connect() {
-        return runner.ping();
     }
 
     /** @return whether release notifications are subscribed (for tests) */
@@ -143,83 +127,54 @@ public class RedisLockStore implements LockStore {
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        if (acknowledging) {
-            return attemptAcknowledged(request, keys, remainingWaitMillis, retry);
+        byte[][] args = { LuaScript.owner(request), LuaScript.arg(request.leaseMillis()),
+                LuaScript.arg(remainingWaitMillis), ScriptMarker.attempt(retry).wire(),
+                ScriptMarker.mode(request).wire() };
+        if (!acknowledging) {
+            return acquires.eval(LuaScript.ACQUIRE, keys.all(), args).thenApply(RedisLockStore::attempt);
         }
-        CompletableFuture<Object> reply = acquireAsync(request, keys, remainingWaitMillis, retry);
-        long value;
-        try {
-            value = (Long) await(reply, "acquire '" + request.name() + "'", timeoutNanos);
-        }
-        catch (LockUnavailableException ex) {
-            // The acquire may still run (or have run): undo it strictly after it, on the same path.
-            reply.handle((result, error) -> cancelAsync(request, keys));
-            throw ex;
-        }
-        return value > 0 ? Attempt.acquired(value) : Attempt.busy(-value);
+        return acquires.node(keys.lock).thenCompose(node -> node.onlineReplicas()
+                .thenCompose(online -> attemptAcknowledged(request, node, keys, args,
+                        config.minReplicas().required(online))));
     }
 
     /**
      * An acquire whose write must reach replicas: the script and, when the master has replicas to wait for, a
-     * {@code WAIT} right behind it (same round trip) on the master's own connection. A master without replicas
-     * (with {@code auto}) costs nothing more than the script once its replica count is known.
+     * {@code WAIT} right behind it (same round trip) on the master's own connection. Fails with
+     * {@link LockUnavailableException} unless enough replicas acknowledged a grant: never a lock that exists only on
+     * the master (the engine then undoes it).
      */
-    private Attempt attemptAcknowledged(LockRequest request, LockKeys keys, long remainingWaitMillis,
-            boolean retry) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        RedisNode node = (RedisNode) await(acquires.node(keys.lock), "reach the master of lock '" + request.name()
-                + "'", timeoutNanos);
-        int online = (Integer) await(node.onlineReplicas(), "list the replicas of the master of lock '"
-                + request.name() + "'", Math.max(0, deadline - System.nanoTime()));
-        int required = config.minReplicas().required(online);
-        CompletableFuture<Object> reply = node.eval(LuaScript.ACQUIRE, keys.all(), acquireArgs(request,
-                remainingWaitMillis, retry));
-        // Sent right behind the script (same round trip): returns once the replicas have the lock write.
-        CompletableFuture<Long> acknowledged = required == 0 ? null
-                : node.waitForReplicas(required, config.replicationTimeout().toMillis());
-        long value;
-        try {
-            value = (Long) await(reply, "acquire '" + request.name() + "'", Math.max(0, deadline - System.nanoTime()));
-            if (value > 0 && acknowledged != null) {
-                awaitReplicas(acknowledged, request, required);
+    private CompletableFuture<Attempt> attemptAcknowledged(LockRequest request, RedisNode node, LockKeys keys,
+            byte[][] args, int required) {
+        CompletableFuture<Attempt> reply = node.eval(LuaScript.ACQUIRE, keys.all(), args)
+                .thenApply(RedisLockStore::attempt);
+        if (required == 0) {
+            return reply;
+        }
+        CompletableFuture<Long> acknowledged = node.waitForReplicas(required, config.replicationTimeout().toMillis());
+        return reply.thenCompose(attempt -> !attempt.isAcquired() ? reply : acknowledged.thenApply(replicas -> {
+            if (replicas < required) {
+                throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master "
+                        + "but only " + replicas + " of " + required + " replicas acknowledged it (distlock."
+                        + "replication.min-replicas=" + config.minReplicas() + ") within distlock.replication.timeout ("
+                        + config.replicationTimeout().toMillis() + " ms); the acquire is undone");
             }
-        }
-        catch (LockUnavailableException ex) {
-            // The acquire may still run (or have run): undo it strictly after it.
-            reply.handle((result, error) -> cancelAsync(request, keys));
-            throw ex;
-        }
+            return attempt;
+        }));
+    }
+
+    /** @return the attempt the acquire script answered: the fencing token, or minus the milliseconds to wait */
+    private static Attempt attempt(Object reply) {
+        long value = (Long) reply;
         return value > 0 ? Attempt.acquired(value) : Attempt.busy(-value);
     }
 
-    /**
-     * Sends one acquire. For {@link RedlockStore}, which runs it on several masters at once.
-     *
-     * @return the reply: the fencing token when positive, else minus the milliseconds to wait
-     */
-    CompletableFuture<Object> acquireAsync(LockRequest request, LockKeys keys, long remainingWaitMillis,
-            boolean retry) {
-        return acquires.eval(LuaScript.ACQUIRE, keys.all(), acquireArgs(request, remainingWaitMillis, retry));
-    }
-
-    private static byte[][] acquireArgs(LockRequest request, long remainingWaitMillis, boolean retry) {
-        return new byte[][] { LuaScript.owner(request), LuaScript.arg(request.leaseMillis()),
-                LuaScript.arg(remainingWaitMillis), retry ? RETRY : FIRST, LuaScript.mode(request) };
-    }
-
-    /** Fails the acquire unless enough replicas acknowledged it: never a lock that exists only on the master. */
-    private void awaitReplicas(CompletableFuture<Long> acknowledged, LockRequest request, int required) {
-        long replicas = (Long) await(acknowledged, "acknowledge lock '" + request.name() + "' on replicas",
-                timeoutNanos + config.replicationTimeout().toNanos());
-        if (replicas < required) {
-            throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master but "
-                    + "only " + replicas + " of " + required + " replicas acknowledged it (distlock.replication."
-                    + "min-replicas=" + config.minReplicas() + ") within "
-                    + "distlock.replication.timeout (" + config.replicationTimeout().toMillis()
-                    + " ms); the acquire was undone");
-        }
+    /** With replica acknowledgement, an acquire waits up to {@code distlock.replication.timeout} for replicas. */
+    @Override
+    public Duration answerAllowance() {
+        return acknowledging ? config.replicationTimeout() : Duration.ZERO;
     }
 
     /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
@@ -228,77 +183,32 @@ public class RedisLockStore implements LockStore {
         return true;
     }
 
+    /** Undoes whatever the request holds or registered, on the acquire path (after anything sent there before). */
     @Override
-    public void cancel(LockRequest request) {
-        cancelAsync(request, LockKeys.of(config.keyPrefix(), request.name()));
-    }
-
-    /** Undoes whatever the request holds or registered, after anything sent before on the acquire path. */
-    CompletableFuture<Object> cancelAsync(LockRequest request, LockKeys keys) {
-        try {
-            return acquires.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request), HANDOFF_WINDOW,
-                    CANCEL).whenComplete((result, error) -> {
-                        if (error != null) {
-                            log.debug("Could not undo a request for lock '{}' (its lease or wait expires on its own)",
-                                    request.name(), error);
-                        }
-                    });
-        }
-        catch (RuntimeException ex) {
-            log.debug("Could not undo a request for lock '{}'", request.name(), ex);
-            return CompletableFuture.failedFuture(ex);
-        }
+    public CompletionStage<Void> cancel(LockRequest request) {
+        LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
+        return acquires.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request),
+                HANDOFF_WINDOW, ScriptMarker.CANCEL.wire()).thenApply(reply -> null);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
-        long released = (Long) await(releaseAsync(lease), "release '" + lease.request().name() + "'", timeoutNanos);
-        return released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
-    }
-
-    /** @return the reply of the release script: 1 released, 0 not the owner (any more) */
-    CompletableFuture<Object> releaseAsync(Lease lease) {
+    public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         return runner.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request),
-                HANDOFF_WINDOW, LuaScript.mode(request), LuaScript.arg(lease.fencingToken()));
+                HANDOFF_WINDOW, ScriptMarker.mode(request).wire(), LuaScript.arg(lease.fencingToken()))
+                .thenApply(reply -> (Long) reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         return renewals.renew(leases);
     }
 
     @Override
-    public StoreHealth health(Duration timeout) {
-        return RedisHealth.check(runner, subscriber, timeout);
+    public CompletionStage<StoreHealth> health() {
+        return RedisHealth.check(runner, subscriber);
     }
-
-    /** Waits for a reply within the timeout. */
-    private Object await(CompletableFuture<?> reply, String what, long waitNanos) {
-        try {
-            return reply.get(waitNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (TimeoutException ex) {
-            // Either connection may be the stuck one (acquires have their own with acknowledgement); each is
-            // replaced only when it answered nothing for a while.
-            runner.timedOut();
-            if (acquires != runner) {
-                acquires.timedOut();
-            }
-            throw new LockUnavailableException("Redis did not answer " + what + " within distlock.command-timeout ("
-                    + config.commandTimeout().toMillis() + " ms)", ex);
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
-            throw new LockUnavailableException("Redis failed to " + what + ": " + cause.getMessage(), cause);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException("Interrupted while waiting for Redis to " + what, ex);
-        }
-    }
-
 
     private static byte[] name(LockRequest request) {
         return request.name().getBytes(StandardCharsets.UTF_8);

@@ -1,26 +1,24 @@
 package dev.distlock.redis;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.RenewalResult;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * Renews many watchdog leases at once: one {@code renew.lua} call per {@value #RENEW_BATCH} leases (per hash slot on
- * Cluster, where a script must not touch keys of several slots), all calls sent before any reply is awaited.
+ * Renews the engine's batch of watchdog leases in as few round trips as Redis allows: one {@code renew.lua} call per
+ * lease time, and on Cluster per hash slot as well (a script must not touch keys of several slots), all sent at once.
  * <p>
  * With replica acknowledgement ({@code distlock.replication.min-replicas} not 0), each master that has replicas to
  * wait for gets one {@code WAIT} behind its renewal calls, on the same connection; a renewal no replica acknowledged
@@ -30,198 +28,169 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  */
 final class RedisRenewals {
 
-    static final int RENEW_BATCH = 500;
-
     private static final Logger log = LoggerFactory.getLogger(RedisRenewals.class);
 
     private final RedisRunner runner;
 
     private final RedisLockConfig config;
 
-    private final long timeoutNanos;
-
     private final boolean acknowledging;
 
     RedisRenewals(RedisRunner runner, RedisLockConfig config, boolean acknowledging) {
         this.runner = runner;
         this.config = config;
-        this.timeoutNanos = config.commandTimeout().toNanos();
         this.acknowledging = acknowledging;
     }
 
-    List<RenewalResult> renew(List<? extends Lease> leases) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        List<List<Lease>> batches = batches(leases);
-        List<CompletableFuture<Object>> replies;
-        if (acknowledging) {
-            replies = sendAcknowledged(batches, deadline);
-            deadline += config.replicationTimeout().toNanos();
-        }
-        else {
-            replies = new ArrayList<>(batches.size());
-            for (List<Lease> batch : batches) {
-                replies.add(runner.eval(LuaScript.RENEW, keys(batch), args(batch)));
-            }
-        }
-        Map<Lease, RenewalResult> outcome = new HashMap<>();
-        for (int b = 0; b < batches.size(); b++) {
-            List<Lease> batch = batches.get(b);
-            List<?> reply;
-            try {
-                reply = (List<?>) replies.get(b).get(Math.max(0, deadline - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            catch (TimeoutException ex) {
-                runner.timedOut();
-                log.debug("Lease renewal timed out", ex);
-                continue;
-            }
-            catch (ExecutionException ex) {
-                if (ex.getCause() instanceof Unacknowledged unacknowledged) {
-                    // Lost stays lost; what was renewed on the master alone counts as not renewed.
-                    log.debug("Lease renewal not acknowledged by replicas: {}", unacknowledged.getMessage());
-                    reply = unacknowledged.reply;
-                    for (int i = 0; i < batch.size(); i++) {
-                        if (((Number) reply.get(i)).longValue() != 1) {
-                            outcome.put(batch.get(i), RenewalResult.LOST);
-                        }
-                    }
-                    continue;
-                }
-                log.debug("Lease renewal failed", ex);
-                continue;
-            }
-            for (int i = 0; i < batch.size(); i++) {
-                outcome.put(batch.get(i), ((Number) reply.get(i)).longValue() == 1 ? RenewalResult.RENEWED
-                        : RenewalResult.LOST);
-            }
-        }
-        List<RenewalResult> results = new ArrayList<>(leases.size());
-        for (Lease lease : leases) {
-            results.add(outcome.getOrDefault(lease, RenewalResult.ERROR));
-        }
-        return results;
+    /**
+     * @param leases the engine's batch
+     * @return one result per lease, in order; {@link RenewalResult#ERROR} for a lease whose call failed
+     */
+    CompletableFuture<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        RenewalResult[] results = new RenewalResult[leases.size()];
+        Arrays.fill(results, RenewalResult.ERROR);
+        List<Group> groups = groups(leases);
+        CompletableFuture<?> done = acknowledging ? renewAcknowledged(groups, results)
+                : CompletableFuture.allOf(groups.stream().map(group -> runner.eval(LuaScript.RENEW, group.keys(),
+                        group.args()).handle((reply, error) -> group.record(reply, error, true, results)))
+                        .toArray(CompletableFuture[]::new));
+        return done.handle((ignored, error) -> List.of(results));
     }
 
     /**
-     * Sends every batch to its master's own connection, then one {@code WAIT} per master that has replicas to wait
-     * for, behind all of that master's batches.
-     *
-     * @return per batch, the reply once acknowledged; {@link Unacknowledged} when the replicas did not confirm
+     * Sends every group to its master's own connection, then one {@code WAIT} per master that has replicas to wait
+     * for, behind all of that master's groups.
      */
-    private List<CompletableFuture<Object>> sendAcknowledged(List<List<Lease>> batches, long deadline) {
-        List<CompletableFuture<Object>> replies = new ArrayList<>(batches.size());
-        Map<RedisNode, List<Integer>> byNode = new LinkedHashMap<>();
-        for (int b = 0; b < batches.size(); b++) {
-            replies.add(null);
-            byte[] key = LockKeys.of(config.keyPrefix(), batches.get(b).get(0).request().name()).lock;
-            try {
-                RedisNode node = runner.node(key).get(Math.max(0, deadline - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
-                byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(b);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                replies.set(b, CompletableFuture.failedFuture(ex));
-            }
-            catch (ExecutionException | TimeoutException ex) {
-                replies.set(b, CompletableFuture.failedFuture(ex));
-            }
+    private CompletableFuture<?> renewAcknowledged(List<Group> groups, RenewalResult[] results) {
+        List<CompletableFuture<RedisNode>> masters = new ArrayList<>(groups.size());
+        for (Group group : groups) {
+            masters.add(runner.node(group.keys()[0]));
         }
-        for (Map.Entry<RedisNode, List<Integer>> entry : byNode.entrySet()) {
-            RedisNode node = entry.getKey();
-            int required;
-            try {
-                required = config.minReplicas().required(node.onlineReplicas()
-                        .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-            }
-            catch (InterruptedException | ExecutionException | TimeoutException ex) {
-                if (ex instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
+        return CompletableFuture.allOf(masters.toArray(CompletableFuture[]::new)).handle((ignored, error) -> {
+            Map<RedisNode, List<Group>> byNode = new LinkedHashMap<>();
+            for (int g = 0; g < groups.size(); g++) {
+                CompletableFuture<RedisNode> master = masters.get(g);
+                if (master.isCompletedExceptionally()) {
+                    log.debug("Lease renewal failed: no connection to the master of {} leases", groups.get(g).size());
+                    continue; // stays ERROR
                 }
-                entry.getValue().forEach(b -> replies.set(b, CompletableFuture.failedFuture(ex)));
-                continue;
+                byNode.computeIfAbsent(master.join(), node -> new ArrayList<>()).add(groups.get(g));
             }
-            List<CompletableFuture<Object>> sent = new ArrayList<>();
-            for (int b : entry.getValue()) {
-                sent.add(node.eval(LuaScript.RENEW, keys(batches.get(b)), args(batches.get(b))));
+            return CompletableFuture.allOf(byNode.entrySet().stream()
+                    .map(entry -> renewOn(entry.getKey(), entry.getValue(), results))
+                    .toArray(CompletableFuture[]::new));
+        }).thenCompose(sent -> sent);
+    }
+
+    private CompletableFuture<?> renewOn(RedisNode node, List<Group> groups, RenewalResult[] results) {
+        return node.onlineReplicas().thenCompose(online -> {
+            int required = config.minReplicas().required(online);
+            List<CompletableFuture<Object>> sent = new ArrayList<>(groups.size());
+            for (Group group : groups) {
+                sent.add(node.eval(LuaScript.RENEW, group.keys(), group.args()));
             }
             CompletableFuture<Long> acknowledged = required == 0 ? CompletableFuture.completedFuture(0L)
                     : node.waitForReplicas(required, config.replicationTimeout().toMillis());
-            for (int i = 0; i < sent.size(); i++) {
-                replies.set(entry.getValue().get(i), sent.get(i).thenCombine(acknowledged, (reply, replicas) -> {
+            CompletableFuture<?>[] recorded = new CompletableFuture<?>[groups.size()];
+            for (int g = 0; g < groups.size(); g++) {
+                Group group = groups.get(g);
+                recorded[g] = sent.get(g).thenCombine(acknowledged, (reply, replicas) -> {
                     if (replicas < required) {
-                        throw new Unacknowledged((List<?>) reply, "only " + replicas + " of " + required
-                                + " replicas of " + node + " acknowledged the renewal within "
-                                + "distlock.replication.timeout (distlock.replication.min-replicas="
-                                + config.minReplicas() + ")");
+                        log.debug("Lease renewal not acknowledged by replicas: only {} of {} replicas of {} within "
+                                + "distlock.replication.timeout", replicas, required, node);
                     }
-                    return reply;
-                }));
+                    // Lost stays lost; what was renewed on the master alone counts as not renewed.
+                    return group.record(reply, null, replicas >= required, results);
+                }).exceptionally(error -> group.record(null, error, false, results));
             }
-        }
-        return replies;
+            return CompletableFuture.allOf(recorded);
+        }).exceptionally(error -> {
+            log.debug("Lease renewal failed: the replicas of {} are unknown", node, error);
+            return null;
+        });
     }
-
-    private byte[][] keys(List<Lease> batch) {
-        byte[][] keys = new byte[2 * batch.size()][];
-        for (int i = 0; i < batch.size(); i++) {
-            LockKeys lockKeys = LockKeys.of(config.keyPrefix(), batch.get(i).request().name());
-            keys[2 * i] = lockKeys.lock;
-            keys[2 * i + 1] = lockKeys.readers;
-        }
-        return keys;
-    }
-
-    private static byte[][] args(List<Lease> batch) {
-        byte[][] args = new byte[2 * batch.size() + 1][];
-        args[0] = LuaScript.arg(batch.get(0).request().leaseMillis());
-        for (int i = 0; i < batch.size(); i++) {
-            LockRequest request = batch.get(i).request();
-            args[2 * i + 1] = LuaScript.owner(request);
-            args[2 * i + 2] = LuaScript.mode(request);
-        }
-        return args;
-    }
-
-    /** A renewal the master applied but too few replicas acknowledged: carries the script's reply. */
-    private static final class Unacknowledged extends RuntimeException {
-
-        private static final long serialVersionUID = 1L;
-
-        private final transient List<?> reply;
-
-        Unacknowledged(List<?> reply, String message) {
-            super(message, null, false, false);
-            this.reply = reply;
-        }
-    }
-
 
     /**
      * Groups leases so that each call touches one Cluster slot (any slot mix is fine off Cluster) and carries one
-     * lease time, at most {@value #RENEW_BATCH} leases a call.
+     * lease time.
      */
-    private List<List<Lease>> batches(List<? extends Lease> leases) {
+    private List<Group> groups(List<? extends Lease> leases) {
         boolean cluster = runner.isCluster();
-        Map<String, List<Lease>> groups = new LinkedHashMap<>();
-        for (Lease lease : leases) {
-            LockRequest request = lease.request();
+        Map<String, Group> groups = new LinkedHashMap<>();
+        for (int i = 0; i < leases.size(); i++) {
+            LockRequest request = leases.get(i).request();
             int slot = cluster ? ClusterSlotHashUtil.calculateSlot(LockKeys.lockKey(config.keyPrefix(),
                     request.name())) : 0;
-            groups.computeIfAbsent(slot + "/" + request.leaseMillis(), group -> new ArrayList<>()).add(lease);
+            groups.computeIfAbsent(slot + "/" + request.leaseMillis(), key -> new Group(new ArrayList<>(),
+                    new ArrayList<>(), request.leaseMillis())).add(i, request);
         }
-        List<List<Lease>> batches = new ArrayList<>();
-        for (List<Lease> group : groups.values()) {
-            for (int from = 0; from < group.size(); from += RENEW_BATCH) {
-                batches.add(group.subList(from, Math.min(group.size(), from + RENEW_BATCH)));
-            }
-        }
-        return batches;
+        return List.copyOf(groups.values());
     }
 
+    /** The leases of one {@code renew.lua} call: their positions in the engine's batch, and their requests. */
+    private final class Group {
+
+        private final List<Integer> positions;
+
+        private final List<LockRequest> requests;
+
+        private final long leaseMillis;
+
+        Group(List<Integer> positions, List<LockRequest> requests, long leaseMillis) {
+            this.positions = positions;
+            this.requests = requests;
+            this.leaseMillis = leaseMillis;
+        }
+
+        void add(int position, LockRequest request) {
+            positions.add(position);
+            requests.add(request);
+        }
+
+        int size() {
+            return requests.size();
+        }
+
+        byte[][] keys() {
+            byte[][] keys = new byte[2 * requests.size()][];
+            for (int i = 0; i < requests.size(); i++) {
+                LockKeys lockKeys = LockKeys.of(config.keyPrefix(), requests.get(i).name());
+                keys[2 * i] = lockKeys.lock;
+                keys[2 * i + 1] = lockKeys.readers;
+            }
+            return keys;
+        }
+
+        byte[][] args() {
+            byte[][] args = new byte[2 * requests.size() + 1][];
+            args[0] = LuaScript.arg(leaseMillis);
+            for (int i = 0; i < requests.size(); i++) {
+                args[2 * i + 1] = LuaScript.owner(requests.get(i));
+                args[2 * i + 2] = ScriptMarker.mode(requests.get(i)).wire();
+            }
+            return args;
+        }
+
+        /**
+         * Writes the script's answer into the results: renewed or lost per lease; a renewal that counts only when
+         * acknowledged and was not stays an error, and so does every lease of a failed call.
+         */
+        @Nullable Void record(@Nullable Object reply, @Nullable Throwable error, boolean acknowledged,
+                RenewalResult[] results) {
+            if (error != null || !(reply instanceof List<?> answers)) {
+                log.debug("Lease renewal failed", error);
+                return null;
+            }
+            for (int i = 0; i < answers.size(); i++) {
+                boolean renewed = ((Number) answers.get(i)).longValue() == 1;
+                if (!renewed) {
+                    results[positions.get(i)] = RenewalResult.LOST;
+                }
+                else if (acknowledged) {
+                    results[positions.get(i)] = RenewalResult.RENEWED;
+                }
+            }
+            return null;
+        }
+    }
 }

@@ -3,10 +3,10 @@ package dev.distlock.redis;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Sends the lock path's commands to Redis and answers with futures, so that every call can be bounded by the
- * command timeout and an abandoned acquire can be undone strictly after it ran. Two implementations: Lettuce's
+ * Sends the lock path's commands to Redis and answers with futures, never blocking the caller: the engine bounds
+ * the wait, and an undo chained on a future goes out strictly after its command. Two implementations: Lettuce's
  * native asynchronous connection (one multiplexed connection, the fast path) and Spring Data Redis' generic
- * connection API for any other client (Jedis).
+ * connection API for any other client (Jedis), whose blocking calls run on threads of their own.
  */
 interface RedisRunner extends AutoCloseable {
 
@@ -41,13 +41,6 @@ interface RedisRunner extends AutoCloseable {
 
     /** @return the reply to {@code PING} */
     CompletableFuture<String> ping();
-
-    /**
-     * A command got no answer within the command timeout; the runner may replace a connection that seems stuck
-     * on a master that is gone.
-     */
-    default void timedOut() {
-    }
 
     /** @return true when Redis Cluster is used, so one script call must not mix hash slots */
     boolean isCluster();

@@ -1,19 +1,18 @@
 package dev.distlock.redis;
 
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockUnavailableException;
+import dev.distlock.core.ClockDrift;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -32,9 +31,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <ul>
  * <li>An attempt asks every master (without queueing as a waiter: reservations on different masters could go to
  * different waiters, and nobody would get a majority) and succeeds with a majority of grants received within the
- * lease's validity. The engine measures the validity from before the first request, less a margin for clock drift
- * (1 % + 2 ms), so the time spent acquiring counts against it. Otherwise it undoes the grants it got on every master
- * and answers busy after a random delay, so competing callers do not keep splitting the votes.</li>
+ * lease's validity, measured from before the first request, less the margin for clock drift ({@link ClockDrift}),
+ * so the time spent acquiring counts against it. Otherwise it undoes the grants it got on every master and answers
+ * busy after a random delay, so competing callers do not keep splitting the votes.</li>
+ * <li>Every master is asked through the store SPI of its {@link RedisLockStore}, all at once. The votes are counted
+ * until the outcome is decided or the vote deadline ({@value #VOTE_SHARE_PERCENT} % of the command timeout, so that
+ * the decision reaches the engine, which waits the whole command timeout, as a decision): a frozen master must not
+ * slow down every call, nor turn a busy lock into a failure.</li>
  * <li>The fencing token is the highest token of the granting masters; each master issues clock-based tokens.</li>
  * <li>The watchdog renews on every master; a lease is kept while a majority renews it. A release goes to all.</li>
  * <li>When so many masters fail that no majority can answer, the attempt fails closed.</li>
@@ -42,22 +45,23 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 public class RedlockStore implements LockStore {
 
+    /** The vote deadline, as a share of the command timeout. */
+    static final int VOTE_SHARE_PERCENT = 75;
+
     private final RedlockConfig config;
 
     private final List<RedisLockStore> nodes;
 
-    private final long timeoutNanos;
-
-    /** One thread per master for the watchdog's renewals and health checks, which wait on every master at once. */
-    private final ExecutorService fanOut;
+    private final long voteNanos;
 
     private final List<LettuceConnectionFactory> ownFactories;
 
     /**
-     * Per request that got a busy answer and may attempt again, per master, the undo of its last attempt there. Removed
-     * when the request attempts again, gives up ({@link #cancel}) or fails.
+     * Per request, per master, what a cancel (or the next attempt there) must follow: the undo of its last attempt
+     * after a busy answer (kept until the request attempts again or gives up), or its acquires while they are
+     * unanswered after a grant.
      */
-    private final Map<LockRequest, CompletableFuture<?>[]> undoing = new ConcurrentHashMap<>();
+    private final Map<LockRequest, CompletableFuture<?>[]> pending = new ConcurrentHashMap<>();
 
     /**
      * @param config the settings
@@ -75,13 +79,7 @@ public class RedlockStore implements LockStore {
         this.config = config;
         this.nodes = List.copyOf(nodes);
         this.ownFactories = List.copyOf(factories);
-        this.timeoutNanos = config.commandTimeout().toNanos();
-        AtomicInteger count = new AtomicInteger();
-        this.fanOut = Executors.newFixedThreadPool(nodes.size(), runnable -> {
-            Thread thread = new Thread(runnable, "distlock-redlock-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.voteNanos = config.commandTimeout().toNanos() * VOTE_SHARE_PERCENT / 100;
     }
 
     /**
@@ -103,51 +101,52 @@ public class RedlockStore implements LockStore {
     }
 
     /**
-     * Connects to every master now (waiting at most the command timeout), so that the first acquire does not pay
-     * for five connections. No release notifications: nobody is queued on the masters, waiters re-check after a
-     * random delay.
+     * Connects to every master now (a health check each, waited for at most the command timeout), so that the first
+     * acquire does not pay for five connections. No release notifications: nobody is queued on the masters, waiters
+     * re-check after a random delay.
      */
     @Override
     public void start(StoreEvents events) {
-        CompletableFuture<?>[] connected = nodes.stream().map(RedisLockStore::connect)
+        CompletableFuture<?>[] connected = nodes.stream().map(node -> node.health().toCompletableFuture())
                 .toArray(CompletableFuture[]::new);
-        try {
-            CompletableFuture.allOf(connected).get(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-        catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
-            // A master that is down now is a failed vote later; locking works while a majority answers.
-        }
+        // A master that is down now is a failed vote later; locking works while a majority answers.
+        CompletableFuture.allOf(connected).exceptionally(error -> null)
+                .completeOnTimeout(null, config.commandTimeout().toNanos(), TimeUnit.NANOSECONDS).join();
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         long started = System.nanoTime();
         // Only the acquiring thread attempts its request, so the previous attempt's undos are its own to take.
-        CompletableFuture<?>[] previousUndo = undoing.remove(request);
-        List<@Nullable CompletableFuture<Object>> replies = new ArrayList<>(nodes.size());
-        List<CompletableFuture<Object>> asked = new ArrayList<>(nodes.size());
+        CompletableFuture<?>[] previousUndo = pending.remove(request);
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[nodes.size()];
+        List<CompletableFuture<Long>> asked = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
             if (previousUndo != null && !previousUndo[i].isDone()) {
                 // The previous attempt's undo has not been answered there (a frozen or partitioned master, or just
                 // not yet): an acquire sent now could overtake it (while the connection reopens) or be deleted by it
                 // (same owner token). Not asked this time: no grant there, but no failure either.
-                replies.add(null);
+                sent[i] = previousUndo[i];
+                continue;
             }
-            else {
-                CompletableFuture<Object> reply = nodes.get(i).acquireAsync(request, keys, 0, false);
-                replies.add(reply);
-                asked.add(reply);
-            }
+            CompletableFuture<Long> reply = nodes.get(i).attempt(request, 0, false).toCompletableFuture()
+                    .thenApply(attempt -> attempt.isAcquired() ? attempt.fencingToken() : 0L);
+            sent[i] = reply;
+            asked.add(reply);
         }
-        RedlockVotes votes = RedlockVotes.collect(asked, started + timeoutNanos, config.quorum(),
-                nodes.size() - asked.size());
+        // Until every acquire is answered, a cancel (the engine's undo of a late answer) must follow them.
+        pending.put(request, sent);
+        CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+                .whenComplete((done, error) -> pending.remove(request, sent));
+        return RedlockVotes.collect(asked, voteNanos, config.quorum(), nodes.size() - asked.size())
+                .thenApply(votes -> decide(request, started, votes, sent, previousUndo));
+    }
+
+    private Attempt decide(LockRequest request, long started, RedlockVotes votes, CompletableFuture<?>[] sent,
+            CompletableFuture<?> @Nullable [] previousUndo) {
         long elapsed = System.nanoTime() - started;
-        if (votes.granted >= config.quorum() && elapsed < validityNanos(request)) {
-            return Attempt.acquired(votes.highestToken);
+        if (votes.granted() >= config.quorum() && elapsed < ClockDrift.validNanos(request.leaseTime())) {
+            return Attempt.acquired(votes.highestToken());
         }
         // Undo on every master, each strictly after its own acquire (chained to its reply: an acquire retried as
         // EVAL after NOSCRIPT goes out late). The next attempt does not wait for the undos (a frozen master answers
@@ -155,28 +154,21 @@ public class RedlockStore implements LockStore {
         // that on each master the undo lands before the next acquire of the same owner token.
         CompletableFuture<?>[] undo = new CompletableFuture<?>[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
-            CompletableFuture<Object> reply = replies.get(i);
-            if (reply == null) {
-                undo[i] = Objects.requireNonNull(previousUndo)[i]; // not asked: still behind the earlier undo
+            if (previousUndo != null && sent[i] == previousUndo[i]) {
+                undo[i] = previousUndo[i]; // not asked: still behind the earlier undo
                 continue;
             }
             RedisLockStore node = nodes.get(i);
-            undo[i] = reply.handle((answer, error) -> node.cancelAsync(request, keys))
-                    .thenCompose(cancelled -> cancelled);
+            undo[i] = sent[i].handle((answer, error) -> node.cancel(request)).thenCompose(cancelled -> cancelled);
         }
-        if (votes.failed > nodes.size() - config.quorum()) {
-            throw new LockUnavailableException("Only " + (nodes.size() - votes.failed) + " of " + nodes.size()
+        if (votes.failed() > nodes.size() - config.quorum()) {
+            throw new LockUnavailableException("Only " + (nodes.size() - votes.failed()) + " of " + nodes.size()
                     + " Redlock masters answered lock '" + request.name() + "' within distlock.command-timeout; a "
                     + "majority of " + config.quorum() + " is needed");
         }
-        undoing.put(request, undo);
+        pending.put(request, undo);
         // A random delay, so that callers that split the votes do not collide again at once.
         return Attempt.busy(ThreadLocalRandom.current().nextLong(20, 120));
-    }
-
-    private static long validityNanos(LockRequest request) {
-        long lease = request.leaseTime().toNanos();
-        return lease - Math.min(lease / 100 + 2_000_000L, lease / 10);
     }
 
     /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
@@ -185,93 +177,130 @@ public class RedlockStore implements LockStore {
         return true;
     }
 
+    /** Undoes the request on every master, there after its last acquire or undo. */
     @Override
-    public void cancel(LockRequest request) {
-        LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        CompletableFuture<?>[] previousUndo = undoing.remove(request);
+    public CompletionStage<Void> cancel(LockRequest request) {
+        CompletableFuture<?>[] before = pending.remove(request);
+        CompletableFuture<?>[] undone = new CompletableFuture<?>[nodes.size()];
         for (int i = 0; i < nodes.size(); i++) {
             RedisLockStore node = nodes.get(i);
-            if (previousUndo == null) {
-                node.cancelAsync(request, keys);
-            }
-            else {
-                previousUndo[i].handle((done, error) -> node.cancelAsync(request, keys));
-            }
+            undone[i] = before == null ? node.cancel(request).toCompletableFuture()
+                    : before[i].handle((done, error) -> node.cancel(request)).thenCompose(cancelled -> cancelled);
         }
+        return CompletableFuture.allOf(undone);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
-        List<CompletableFuture<Object>> replies = new ArrayList<>(nodes.size());
+    public CompletionStage<ReleaseResult> release(Lease lease) {
+        List<CompletableFuture<Long>> replies = new ArrayList<>(nodes.size());
         for (RedisLockStore node : nodes) {
-            replies.add(node.releaseAsync(lease));
+            replies.add(node.release(lease).toCompletableFuture()
+                    .thenApply(result -> result == ReleaseResult.RELEASED ? 1L : 0L));
         }
-        RedlockVotes votes = RedlockVotes.collect(replies, System.nanoTime() + timeoutNanos, config.quorum());
-        if (votes.granted > 0) {
-            return ReleaseResult.RELEASED;
-        }
-        if (votes.failed > nodes.size() - config.quorum()) {
-            throw new LockUnavailableException("Only " + (nodes.size() - votes.failed) + " of " + nodes.size()
-                    + " Redlock masters answered the release of lock '" + lease.request().name() + "'");
-        }
-        return ReleaseResult.EXPIRED;
+        return RedlockVotes.collect(replies, voteNanos, config.quorum(), 0).thenApply(votes -> {
+            if (votes.granted() > 0) {
+                return ReleaseResult.RELEASED;
+            }
+            if (votes.failed() > nodes.size() - config.quorum()) {
+                throw new LockUnavailableException("Only " + (nodes.size() - votes.failed()) + " of " + nodes.size()
+                        + " Redlock masters answered the release of lock '" + lease.request().name() + "'");
+            }
+            return ReleaseResult.EXPIRED;
+        });
     }
 
+    /**
+     * Renews on every master; a lease is renewed once a majority renewed it, lost once a majority can no longer
+     * renew it, and an error when the masters that answered by the vote deadline decide neither.
+     */
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
-        List<CompletableFuture<List<RenewalResult>>> perNode = new ArrayList<>(nodes.size());
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        RenewalVotes votes = new RenewalVotes(leases.size());
         for (RedisLockStore node : nodes) {
-            perNode.add(CompletableFuture.supplyAsync(() -> node.renew(leases), fanOut));
+            node.renew(leases).whenComplete(votes::add);
         }
-        int[] renewed = new int[leases.size()];
-        int[] lost = new int[leases.size()];
-        for (CompletableFuture<List<RenewalResult>> answer : perNode) {
-            List<RenewalResult> results = answer.join(); // each node bounds itself by the command timeout
-            for (int i = 0; i < leases.size(); i++) {
-                if (results.get(i) == RenewalResult.RENEWED) {
-                    renewed[i]++;
+        return votes.decided.completeOnTimeout(null, voteNanos, TimeUnit.NANOSECONDS)
+                .thenApply(decided -> votes.results());
+    }
+
+    /** The masters' renewal answers, per lease. */
+    private final class RenewalVotes {
+
+        final CompletableFuture<@Nullable Void> decided = new CompletableFuture<>();
+
+        private final int[] renewed;
+
+        private final int[] lost;
+
+        private int answered;
+
+        RenewalVotes(int leases) {
+            this.renewed = new int[leases];
+            this.lost = new int[leases];
+        }
+
+        synchronized void add(@Nullable List<RenewalResult> results, @Nullable Throwable error) {
+            answered++;
+            if (results != null && error == null) {
+                for (int i = 0; i < renewed.length; i++) {
+                    if (results.get(i) == RenewalResult.RENEWED) {
+                        renewed[i]++;
+                    }
+                    else if (results.get(i) == RenewalResult.LOST) {
+                        lost[i]++;
+                    }
                 }
-                else if (results.get(i) == RenewalResult.LOST) {
-                    lost[i]++;
-                }
+            }
+            boolean allDecided = true;
+            for (int i = 0; i < renewed.length && allDecided; i++) {
+                allDecided = result(i) != RenewalResult.ERROR;
+            }
+            if (allDecided || answered == nodes.size()) {
+                decided.complete(null);
             }
         }
-        List<RenewalResult> results = new ArrayList<>(leases.size());
-        for (int i = 0; i < leases.size(); i++) {
-            if (renewed[i] >= config.quorum()) {
-                results.add(RenewalResult.RENEWED);
-            }
-            else if (lost[i] > nodes.size() - config.quorum()) {
-                results.add(RenewalResult.LOST); // a majority can no longer renew it
-            }
-            else {
-                results.add(RenewalResult.ERROR);
-            }
+
+        synchronized List<RenewalResult> results() {
+            RenewalResult[] results = new RenewalResult[renewed.length];
+            Arrays.setAll(results, this::result);
+            return List.of(results);
         }
-        return results;
+
+        private RenewalResult result(int lease) {
+            if (renewed[lease] >= config.quorum()) {
+                return RenewalResult.RENEWED;
+            }
+            if (lost[lease] > nodes.size() - config.quorum()) {
+                return RenewalResult.LOST; // a majority can no longer renew it
+            }
+            return RenewalResult.ERROR;
+        }
     }
 
     @Override
-    public StoreHealth health(Duration timeout) {
+    public CompletionStage<StoreHealth> health() {
         List<CompletableFuture<StoreHealth>> checks = new ArrayList<>(nodes.size());
         for (RedisLockStore node : nodes) {
-            checks.add(CompletableFuture.supplyAsync(() -> node.health(timeout), fanOut));
+            checks.add(node.health().toCompletableFuture().completeOnTimeout(new StoreHealth(false,
+                    Map.of("error", "no answer")), voteNanos, TimeUnit.NANOSECONDS));
         }
-        Map<String, Object> details = new LinkedHashMap<>();
-        int up = 0;
-        for (int i = 0; i < nodes.size(); i++) {
-            StoreHealth health = checks.get(i).join();
-            up += health.up() ? 1 : 0;
-            details.put("node" + i, health.up() ? "UP" : "DOWN");
-        }
-        details.put("quorum", config.quorum());
-        details.put("nodesUp", up);
-        return new StoreHealth(up >= config.quorum(), details);
+        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).handle((done, error) -> {
+            Map<String, Object> details = new LinkedHashMap<>();
+            int up = 0;
+            for (int i = 0; i < nodes.size(); i++) {
+                CompletableFuture<StoreHealth> check = checks.get(i);
+                boolean nodeUp = !check.isCompletedExceptionally() && check.join().up();
+                up += nodeUp ? 1 : 0;
+                details.put("node" + i, nodeUp ? "UP" : "DOWN");
+            }
+            details.put("quorum", config.quorum());
+            details.put("nodesUp", up);
+            return new StoreHealth(up >= config.quorum(), details);
+        });
     }
 
     @Override
     public void close() {
-        fanOut.shutdownNow();
         nodes.forEach(RedisLockStore::close);
         ownFactories.forEach(LettuceConnectionFactory::destroy);
     }

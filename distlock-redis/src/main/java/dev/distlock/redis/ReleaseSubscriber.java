@@ -1,7 +1,7 @@
 package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutionException;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,28 +55,30 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     /**
      * Checks that the Redis user may use the release channel, with a message naming the missing ACL rule. Redis
-     * being unreachable does not fail: locking then fails closed per call until it is back.
+     * being unreachable does not fail: locking then fails closed per call until it is back. Waits at most the
+     * command timeout, once at start-up.
      */
-    void checkPermission(RedisRunner runner, long timeoutNanos) {
+    void checkPermission(RedisRunner runner, Duration timeout) {
         String channelName = channel;
-        try {
-            runner.publish(channel.getBytes(StandardCharsets.UTF_8), new byte[0]).get(timeoutNanos, TimeUnit.NANOSECONDS);
+        Throwable failure = runner.publish(channel.getBytes(StandardCharsets.UTF_8), new byte[0])
+                .handle((receivers, error) -> error)
+                .completeOnTimeout(new TimeoutException(), timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .join(); // never fails: the failure is the value
+        if (failure == null) {
+            return;
         }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
-            if (String.valueOf(cause.getMessage()).contains("NOPERM")) {
-                throw new IllegalStateException("The Redis user configured in spring.data.redis.* may not publish "
-                        + "or subscribe to the lock release channel '" + channelName + "' (" + cause.getMessage()
-                        + "); grant it with the ACL rule '&" + channelName + "' (or 'allchannels')", cause);
-            }
-            log.warn("Could not check the lock release channel permission, Redis is not reachable: {}",
-                    cause.getMessage());
-        }
-        catch (TimeoutException ex) {
+        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+        if (failure instanceof TimeoutException) {
             log.warn("Could not check the lock release channel permission within distlock.command-timeout");
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+        else if (String.valueOf(cause.getMessage()).contains("NOPERM")) {
+            throw new IllegalStateException("The Redis user configured in spring.data.redis.* may not publish "
+                    + "or subscribe to the lock release channel '" + channelName + "' (" + cause.getMessage()
+                    + "); grant it with the ACL rule '&" + channelName + "' (or 'allchannels')", cause);
+        }
+        else {
+            log.warn("Could not check the lock release channel permission, Redis is not reachable: {}",
+                    cause.getMessage());
         }
     }
 

@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -16,6 +17,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.NamedNode;
 import org.springframework.data.redis.connection.RedisNode;
@@ -87,71 +89,108 @@ final class SentinelMasterCheck {
     /**
      * @param client the client that opened the connection
      * @param connection the new lock connection
-     * @throws IllegalStateException naming why the node reached is not the master the Sentinels name
+     * @return completes once the node reached is confirmed as the master; fails with an
+     *         {@link IllegalStateException} naming why not
      */
-    void verify(RedisClient client, StatefulRedisConnection<byte[], byte[]> connection) {
+    CompletableFuture<Void> verify(RedisClient client, StatefulRedisConnection<byte[], byte[]> connection) {
         long deadline = System.nanoTime() + timeoutNanos;
         List<CompletableFuture<Map<String, String>>> named = new ArrayList<>(sentinels.size());
         for (RedisURI sentinel : sentinels) {
             named.add(masterNamedBy(client, sentinel));
         }
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
-        CompletableFuture<List<Object>> role = redis.role().toCompletableFuture();
-        CompletableFuture<String> info = redis.info("server").toCompletableFuture();
-        CompletableFuture<String> clientInfo = redis.clientInfo().toCompletableFuture();
-        String reachedRole = text(await(role, deadline, "ROLE").get(0));
-        if (!"master".equals(reachedRole)) {
-            throw new IllegalStateException("the node the Sentinels named for '" + masterName + "' answers ROLE "
-                    + reachedRole + ", not master");
-        }
-        String runId = field(await(info, deadline, "INFO server"), "run_id:", "\r?\n");
+        CompletableFuture<String> role = answer(redis.role(), "ROLE").thenApply(reply -> text(reply.get(0)));
+        CompletableFuture<String> runId = answer(redis.info("server"), "INFO server")
+                .thenApply(info -> field(info, "run_id:", "\r?\n"));
         // The server's end of this connection: the address the Sentinels named, unless behind NAT.
-        String address = field(await(clientInfo, deadline, "CLIENT INFO"), "laddr=", " ");
-        // Decided once a majority of all the Sentinels named it; else by those that answered within the timeout.
-        int answered = 0;
-        int agreeing = 0;
-        int disagreeing = 0;
-        List<CompletableFuture<Map<String, String>>> pending = new ArrayList<>(named);
-        while (!pending.isEmpty() && agreeing * 2 <= sentinels.size()) {
-            try {
-                CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new))
-                        .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        CompletableFuture<String> address = answer(redis.clientInfo(), "CLIENT INFO")
+                .thenApply(info -> field(info, "laddr=", " "));
+        return role.thenCompose(reachedRole -> {
+            if (!"master".equals(reachedRole)) {
+                throw new IllegalStateException("the node the Sentinels named for '" + masterName + "' answers ROLE "
+                        + reachedRole + ", not master");
             }
-            catch (ExecutionException ex) {
-                // a Sentinel that is down has no say (removed below)
+            return runId.thenCombine(address, (id, at) -> new Vote(named, id, at, deadline).decided);
+        }).thenCompose(decided -> decided);
+    }
+
+    /** A reply of the node reached, failing with a message naming the command (also when it is too late). */
+    private <T> CompletableFuture<T> answer(CompletionStage<T> reply, String command) {
+        return reply.toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).exceptionallyCompose(ex -> {
+            Throwable cause = ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+            return CompletableFuture.failedFuture(cause instanceof TimeoutException
+                    ? new IllegalStateException("the node the Sentinels named for '" + masterName + "' did not "
+                            + "answer " + command + " within spring.data.redis.timeout (frozen?)", cause)
+                    : new IllegalStateException("the node the Sentinels named for '" + masterName + "' failed "
+                            + command + ": " + cause.getMessage(), cause));
+        });
+    }
+
+    /**
+     * The Sentinels' say on the node reached: decided once a majority of all the Sentinels named it; else by those
+     * that answered by the deadline (a Sentinel that is down or frozen has no say).
+     */
+    private final class Vote {
+
+        final CompletableFuture<Void> decided = new CompletableFuture<>();
+
+        private final String runId;
+
+        private final String address;
+
+        private int pending;
+
+        private int answered;
+
+        private int agreeing;
+
+        private int disagreeing;
+
+        Vote(List<CompletableFuture<Map<String, String>>> named, String runId, String address, long deadline) {
+            this.runId = runId;
+            this.address = address;
+            this.pending = named.size();
+            named.forEach(answer -> answer.whenComplete(this::count));
+            CompletableFuture.delayedExecutor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                    .execute(this::decide);
+        }
+
+        private synchronized void count(@Nullable Map<String, String> master, @Nullable Throwable error) {
+            pending--;
+            if (decided.isDone()) {
+                return;
             }
-            catch (TimeoutException ex) {
-                break; // a Sentinel that is frozen has no say
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while checking the master of '" + masterName + "'", ex);
-            }
-            for (var it = pending.iterator(); it.hasNext();) {
-                CompletableFuture<Map<String, String>> answer = it.next();
-                if (answer.isDone()) {
-                    it.remove();
-                    if (!answer.isCompletedExceptionally()) {
-                        answered++;
-                        switch (names(answer.join(), runId, address)) {
-                            case THIS_NODE -> agreeing++;
-                            case ANOTHER_NODE -> disagreeing++;
-                            case UNKNOWN -> {
-                                // no say
-                            }
-                        }
+            if (error == null && master != null) {
+                answered++;
+                switch (names(master, runId, address)) {
+                    case THIS_NODE -> agreeing++;
+                    case ANOTHER_NODE -> disagreeing++;
+                    case UNKNOWN -> {
+                        // no say
                     }
                 }
             }
+            if (pending == 0 || agreeing * 2 > sentinels.size()) {
+                decide();
+            }
         }
-        if (answered == 0) {
-            throw new IllegalStateException("no Sentinel confirmed the master of '" + masterName + "' within "
-                    + "spring.data.redis.timeout");
-        }
-        if (agreeing == 0 || agreeing <= disagreeing) {
-            throw new IllegalStateException(agreeing + " of the " + answered + " Sentinels that answered name the "
-                    + "node reached as the master of '" + masterName + "', " + disagreeing + " name another (failed "
-                    + "over?)");
+
+        private synchronized void decide() {
+            if (decided.isDone()) {
+                return;
+            }
+            if (answered == 0) {
+                decided.completeExceptionally(new IllegalStateException("no Sentinel confirmed the master of '"
+                        + masterName + "' within spring.data.redis.timeout"));
+            }
+            else if (agreeing == 0 || agreeing <= disagreeing) {
+                decided.completeExceptionally(new IllegalStateException(agreeing + " of the " + answered
+                        + " Sentinels that answered name the node reached as the master of '" + masterName + "', "
+                        + disagreeing + " name another (failed over?)"));
+            }
+            else {
+                decided.complete(null);
+            }
         }
     }
 
@@ -164,25 +203,6 @@ final class SentinelMasterCheck {
         // Closed once it answered or failed, also when that is after the check gave up on it.
         connecting.thenAccept(open -> answer.whenComplete((result, error) -> open.closeAsync()));
         return answer;
-    }
-
-    private <T> T await(CompletableFuture<T> reply, long deadline, String command) {
-        try {
-            return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
-            throw new IllegalStateException("the node the Sentinels named for '" + masterName + "' failed " + command
-                    + ": " + cause.getMessage(), cause);
-        }
-        catch (TimeoutException ex) {
-            throw new IllegalStateException("the node the Sentinels named for '" + masterName + "' did not answer "
-                    + command + " within spring.data.redis.timeout (frozen?)", ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while checking the master of '" + masterName + "'", ex);
-        }
     }
 
     private static String text(Object value) {

@@ -19,9 +19,17 @@
 -- Returns the fencing token (> 0) when acquired, else -(ms after which trying again makes sense) (at most -1).
 -- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot.
 
+-- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value. They are part of
+-- the wire format that nodes of different versions share: never change them.
+local FIRST, RETRY = '0', '1'        -- ARGV[4]
+local EXCLUSIVE, SHARED = 'w', 'r'   -- ARGV[5]
+local READERS = 'r'                  -- the lock key's value while readers hold it
+local RESERVED = 126                 -- string.byte('~'): the value starts with it while reserved for a waiter
+local FLAGGED = 43                   -- string.byte('+'): the value ends with it while someone waits
+
 -- The uncontended path first, before anything else is set up (Redis pays for every statement the script runs):
 -- a first exclusive attempt on a free lock is TIME and SET NX. Its fencing token is the clock, as below.
-if ARGV[4] == '0' and ARGV[5] == 'w' then
+if ARGV[4] == FIRST and ARGV[5] == EXCLUSIVE then
     local now = redis.call('TIME')
     local fence = now[1] .. string.format('%06d', now[2])
     if redis.call('SET', KEYS[1], ARGV[1] .. ':' .. fence, 'NX', 'PX', ARGV[2]) then
@@ -32,8 +40,8 @@ end
 local token = ARGV[1]
 local lease = tonumber(ARGV[2])
 local wait = tonumber(ARGV[3])
-local retry = ARGV[4] == '1'
-local shared = ARGV[5] == 'r'
+local retry = ARGV[4] == RETRY
+local shared = ARGV[5] == SHARED
 local WRITER_INTENT_MS = 1000
 
 local function now_us()
@@ -49,11 +57,11 @@ local function refuse(current)
         if redis.call('PTTL', KEYS[2]) < wait then
             redis.call('PEXPIRE', KEYS[2], wait)
         end
-        if current == 'r' and not shared then
+        if current == READERS and not shared then
             redis.call('SET', KEYS[4], token, 'PX', WRITER_INTENT_MS)
         end
-        if current and current ~= 'r' and string.byte(current, 1) ~= 126 and string.byte(current, -1) ~= 43 then
-            redis.call('APPEND', KEYS[1], '+') -- 126 '~' a reservation, 43 '+' already flagged
+        if current and current ~= READERS and string.byte(current, 1) ~= RESERVED and string.byte(current, -1) ~= FLAGGED then
+            redis.call('APPEND', KEYS[1], '+')
         end
     end
     local ttl
@@ -71,13 +79,13 @@ end
 local current = redis.call('GET', KEYS[1])
 local last_fence = 0
 if current then
-    if string.byte(current, 1) == 126 then
+    if string.byte(current, 1) == RESERVED then
         local reserved = '~' .. token .. ':'
         if string.sub(current, 1, #reserved) ~= reserved then
             return refuse(current) -- reserved for an earlier waiter
         end
         last_fence = tonumber(string.sub(current, #reserved + 1))
-    elseif current == 'r' then
+    elseif current == READERS then
         -- Readers hold it: a writer waits; a reader joins unless a writer waits (or writers would starve).
         if not shared or redis.call('EXISTS', KEYS[4]) == 1 then
             return refuse(current)
@@ -88,7 +96,7 @@ if current then
             -- A retry of an acquire whose reply was lost: same fencing token, lease refreshed (idempotent).
             redis.call('PEXPIRE', KEYS[1], lease)
             local fence = string.sub(current, #mine + 1)
-            if string.byte(fence, -1) == 43 then
+            if string.byte(fence, -1) == FLAGGED then
                 fence = string.sub(fence, 1, -2)
             end
             return tonumber(fence)
@@ -114,8 +122,8 @@ if shared then
     if redis.call('PTTL', KEYS[3]) < lease then
         redis.call('PEXPIRE', KEYS[3], lease)
     end
-    if current ~= 'r' then
-        redis.call('SET', KEYS[1], 'r', 'PX', lease)
+    if current ~= READERS then
+        redis.call('SET', KEYS[1], READERS, 'PX', lease)
     elseif redis.call('PTTL', KEYS[1]) < lease then
         redis.call('PEXPIRE', KEYS[1], lease)
     end

@@ -9,11 +9,17 @@
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock.
 
+-- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value (see acquire.lua).
+-- They are part of the wire format that nodes of different versions share: never change them.
+local EXCLUSIVE, SHARED, CANCEL = 'w', 'r', 'c' -- ARGV[5]
+local READERS = 'r'                             -- the lock key's value while readers hold it
+local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
+
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
 -- "+"), is GET and DEL; a released lock leaves no key behind.
-if ARGV[5] == 'w' then
+if ARGV[5] == EXCLUSIVE then
     local current = redis.call('GET', KEYS[1])
-    if current and string.byte(current, -1) ~= 43 and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+    if current and string.byte(current, -1) ~= FLAGGED and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
         redis.call('DEL', KEYS[1])
         return 1
     end
@@ -48,7 +54,7 @@ local function release_shared()
         return 0
     end
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
-    if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('GET', KEYS[1]) == 'r' then
+    if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('GET', KEYS[1]) == READERS then
         hand_off('0')
     end
     return 1
@@ -56,7 +62,7 @@ end
 
 -- current: the lock key's value, known to start with "<token>:"
 local function release_exclusive(current, fence)
-    local flagged = string.byte(current, -1) == 43 -- '+': someone waits
+    local flagged = string.byte(current, -1) == FLAGGED
     if not flagged then
         redis.call('DEL', KEYS[1])
         return 1
@@ -68,17 +74,18 @@ local function release_exclusive(current, fence)
     return 1
 end
 
-if mode == 'r' then
+if mode == SHARED then
     return release_shared()
 end
 local current = redis.call('GET', KEYS[1])
 local mine = token .. ':'
-if mode == 'w' then
+if mode == EXCLUSIVE then
     if not current or string.sub(current, 1, #mine) ~= mine then
         return 0
     end
     return release_exclusive(current, ARGV[6])
 end
+-- mode == CANCEL
 redis.call('ZREM', KEYS[2], token)
 if redis.call('GET', KEYS[4]) == token then
     redis.call('DEL', KEYS[4])
@@ -91,7 +98,7 @@ if string.sub(current, 1, #reserved) == reserved then
     hand_off(string.sub(current, #reserved + 1))
 elseif string.sub(current, 1, #mine) == mine then
     release_exclusive(current, nil)
-elseif current == 'r' then
+elseif current == READERS then
     release_shared()
 end
 return 1

@@ -1,0 +1,47 @@
+package dev.distlock.redis;
+
+import dev.distlock.spi.LockRequest;
+
+/**
+ * The one-byte markers the Lua scripts take as arguments, each with its byte on the wire. The scripts name the same
+ * bytes in constants at their top; the bytes are part of the wire format that nodes of different versions share, so
+ * they never change.
+ */
+enum ScriptMarker {
+
+    /** {@code acquire.lua} ARGV[4]: the request's first attempt. */
+    FIRST('0'),
+
+    /** {@code acquire.lua} ARGV[4]: the request was refused before and may be queued as a waiter. */
+    RETRY('1'),
+
+    /** The mode of {@code acquire.lua}, {@code release.lua} and {@code renew.lua}: an exclusive lock. */
+    EXCLUSIVE('w'),
+
+    /** The mode of the scripts: a shared (read) lock. */
+    SHARED('r'),
+
+    /** {@code release.lua} ARGV[5]: the request gave up; undo whatever it holds or registered. */
+    CANCEL('c');
+
+    private final byte[] wire;
+
+    ScriptMarker(char wire) {
+        this.wire = new byte[] { (byte) wire };
+    }
+
+    /** @return the argument as sent (a copy is not needed: scripts never see the array) */
+    byte[] wire() {
+        return wire;
+    }
+
+    /** @return {@link #RETRY} after a busy answer, else {@link #FIRST} */
+    static ScriptMarker attempt(boolean retry) {
+        return retry ? RETRY : FIRST;
+    }
+
+    /** @return {@link #SHARED} for a shared request, else {@link #EXCLUSIVE} */
+    static ScriptMarker mode(LockRequest request) {
+        return request.shared() ? SHARED : EXCLUSIVE;
+    }
+}
