@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -249,8 +251,9 @@ class LocalHandOffTests {
         CountingLockStore store = new CountingLockStore(new ForwardingLockStore(
                 new RedisLockStore(nodes.factory(server), LockNodes.redisConfig("renewals"))) {
             @Override
-            public List<RenewalResult> renew(List<? extends Lease> leases) {
-                return failRenewals.get() ? Collections.nCopies(leases.size(), RenewalResult.ERROR)
+            public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+                return failRenewals.get()
+                        ? CompletableFuture.completedFuture(Collections.nCopies(leases.size(), RenewalResult.ERROR))
                         : super.renew(leases);
             }
         });

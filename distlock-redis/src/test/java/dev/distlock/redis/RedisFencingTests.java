@@ -103,7 +103,7 @@ class RedisFencingTests {
         LockRequest waiter = new LockRequest("stock:3", LockType.REENTRANT, "waiter", Duration.ZERO,
                 Duration.ofSeconds(30), false);
         Attempt attempt = await().atMost(Duration.ofSeconds(15)).ignoreExceptions()
-                .until(() -> store.attempt(waiter, 0, true), Attempt::isAcquired);
+                .until(() -> store.attempt(waiter, 0, true).toCompletableFuture().get(), Attempt::isAcquired);
         assertThat(attempt.fencingToken()).isGreaterThan(lastIssued);
     }
 
