@@ -15,8 +15,9 @@ import org.springframework.boot.convert.DurationStyle;
  * @param tableName the lock table ({@code distlock.jdbc.table-name}): a plain SQL identifier, optionally qualified
  *        by a schema ({@code locks.distlock_lock}). It is written into the SQL, never quoted, so it is checked here
  *        and nothing else can reach a statement
- * @param commandTimeout bound on each database call of the lock path, getting a connection included
- *        ({@code distlock.command-timeout})
+ * @param commandTimeout the query timeout of each lock statement, rounded up to whole seconds
+ *        ({@code distlock.command-timeout}, with which the engine also bounds how long a caller waits for the
+ *        store's answer, getting a connection included)
  * @param rowRetention how long the row of a name stays after its last lease ended (released or expired) before the
  *        store deletes it. It must be longer than any lock statement can run (the JDBC query timeout: the command
  *        timeout rounded up to whole seconds), because a name's next token after a deletion comes from the database

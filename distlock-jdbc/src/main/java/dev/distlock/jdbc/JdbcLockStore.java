@@ -4,13 +4,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
@@ -42,18 +43,19 @@ import org.slf4j.LoggerFactory;
  * the row retention ({@link JdbcLockConfig#rowRetention()}), then a {@link RowSweeper} deletes it, so the table holds
  * the names locked recently rather than every name ever locked. A name locked again after its row was deleted gets
  * a token from the database clock, which the sweep condition keeps above the deleted row's last token.</li>
- * <li>Renewals are one JDBC batch of owner-checked {@code UPDATE}s per {@value #RENEW_BATCH} leases, in one
- * transaction, in lock-name order (two nodes' batches never wait for each other in a cycle).</li>
- * <li>Every call is bounded by {@code distlock.command-timeout}, getting a connection included
- * ({@link BoundedCalls}); past it the call fails closed with {@link LockUnavailableException}.</li>
+ * <li>A cancel is the same owner-checked release: a waiter leaves no trace in the table, but an attempt whose
+ * answer the caller never took may have taken the row for the request's owner token.</li>
+ * <li>Renewals are one JDBC batch of owner-checked {@code UPDATE}s per call, in one transaction, in lock-name order
+ * (two nodes' batches never wait for each other in a cycle).</li>
+ * <li>Every call runs on a thread of the store ({@link BoundedCalls}), never the caller's, which waits for the
+ * answer only as long as the engine allows ({@code distlock.command-timeout}). Each statement also carries that
+ * timeout, rounded up to whole seconds, so that the database gives up too.</li>
  * <li>{@code READ} locks are exclusive here: sharing needs a reader set per name whose consistency with the writer
  * row would depend on each database's isolation rules; an exclusive read lock is always safe, only less
  * concurrent.</li>
  * </ul>
  */
 public class JdbcLockStore implements LockStore {
-
-    static final int RENEW_BATCH = 500;
 
     /** The size of the {@code lock_name} column. */
     static final int MAX_NAME_LENGTH = 255;
@@ -65,9 +67,16 @@ public class JdbcLockStore implements LockStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
 
+    /** Lock-name order: two batches that touch a common row lock their rows in the same order (no deadlock). */
+    private static final Comparator<Lease> ROW_ORDER = Comparator.comparing((Lease lease) -> lease.request().name())
+            .thenComparing(lease -> lease.request().ownerToken());
+
     private final DataSource dataSource;
 
     private final JdbcLockConfig config;
+
+    /** {@link java.sql.Statement#setQueryTimeout} of every statement: the command timeout in whole seconds. */
+    private final int queryTimeoutSeconds;
 
     private final BoundedCalls calls;
 
@@ -82,7 +91,9 @@ public class JdbcLockStore implements LockStore {
     public JdbcLockStore(DataSource dataSource, JdbcLockConfig config) {
         this.dataSource = dataSource;
         this.config = config;
-        this.calls = new BoundedCalls(dataSource, config.commandTimeout().toNanos());
+        this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
+                (config.commandTimeout().toMillis() + 999) / 1000);
+        this.calls = new BoundedCalls(dataSource);
         this.sweeper = new RowSweeper(this::deleteExpiredRows, config.rowRetention());
     }
 
@@ -106,23 +117,24 @@ public class JdbcLockStore implements LockStore {
     }
 
     /**
+     * Runs on the sweeper's own thread, which may wait for the database.
+     *
      * @param batch the most rows to delete
      * @return how many rows of names free for longer than the row retention were deleted
      * @throws LockUnavailableException when the database cannot answer
      */
     int deleteExpiredRows(int batch) {
         long retentionMillis = config.rowRetention().toMillis();
-        return calls.call("delete expired lock rows", (connection, timeout) -> {
+        return calls.run("delete expired lock rows", connection -> {
             LockSql statements = sql(connection);
-            try (PreparedStatement statement = connection.prepareStatement(statements.deleteExpired())) {
-                statement.setQueryTimeout(timeout);
+            try (PreparedStatement statement = prepare(connection, statements.deleteExpired())) {
                 statements.bindDeleteExpired(statement, retentionMillis, batch);
                 return statement.executeUpdate();
             }
             catch (SQLException ex) {
                 throw SqlErrors.explain(ex, config.tableName());
             }
-        }, null);
+        });
     }
 
     /** @return the rows one sweep deleted (for tests: sweeps also run on their own once started) */
@@ -131,33 +143,29 @@ public class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         if (request.name().length() > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("Lock name longer than " + MAX_NAME_LENGTH + " characters (the JDBC "
                     + "store's lock_name column): " + request.name().substring(0, 40) + "...");
         }
-        Long token = calls.call("acquire lock '" + request.name() + "'", (connection, timeout) -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql(connection).acquire())) {
-                statement.setQueryTimeout(timeout);
+        return calls.submit("acquire lock '" + request.name() + "'", connection -> {
+            try (PreparedStatement statement = prepare(connection, sql(connection).acquire())) {
                 statement.setString(1, request.name());
                 statement.setString(2, request.ownerToken());
                 statement.setLong(3, request.leaseMillis());
                 try (ResultSet rows = statement.executeQuery()) {
-                    return rows.next() ? rows.getLong(1) : 0L;
+                    return rows.next() ? Attempt.acquired(rows.getLong(1))
+                            : Attempt.busy(backoff(request, remainingWaitMillis));
                 }
             }
             catch (SQLException ex) {
                 if (SqlErrors.isContention(ex)) {
-                    return 0L; // another caller took the row at the same moment: as good as busy
+                    // another caller took the row at the same moment: as good as busy
+                    return Attempt.busy(backoff(request, remainingWaitMillis));
                 }
                 throw SqlErrors.explain(ex, config.tableName());
             }
-        }, (connection, fencingToken) -> {
-            if (fencingToken != 0) {
-                release(connection, request.name(), request.ownerToken(), 1); // acquired after the caller left
-            }
         });
-        return token != 0 ? Attempt.acquired(token) : Attempt.busy(backoff(request, remainingWaitMillis));
     }
 
     /**
@@ -171,22 +179,29 @@ public class JdbcLockStore implements LockStore {
         return base + ThreadLocalRandom.current().nextLong(base / 2 + 1);
     }
 
-    /** Nothing to forget: a waiter leaves no trace in the table. */
+    /**
+     * Frees the row if the request's owner token holds it (an attempt granted it but the caller never learned); a
+     * waiter leaves no trace in the table.
+     */
     @Override
-    public void cancel(LockRequest request) {
+    public CompletionStage<Void> cancel(LockRequest request) {
+        if (request.name().length() > MAX_NAME_LENGTH) {
+            return CompletableFuture.completedFuture(null); // never attempted: nothing to undo
+        }
+        return calls.submit("cancel a request for lock '" + request.name() + "'",
+                connection -> release(connection, request.name(), request.ownerToken())).thenApply(rows -> null);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
+    public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
-        int released = calls.call("release lock '" + request.name() + "'",
-                (connection, timeout) -> release(connection, request.name(), request.ownerToken(), timeout), null);
-        return released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+        return calls.submit("release lock '" + request.name() + "'",
+                connection -> release(connection, request.name(), request.ownerToken()) == 1
+                        ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
-    private int release(Connection connection, String name, String owner, int timeout) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql(connection).release())) {
-            statement.setQueryTimeout(timeout);
+    private int release(Connection connection, String name, String owner) throws SQLException {
+        try (PreparedStatement statement = prepare(connection, sql(connection).release())) {
             statement.setString(1, name);
             statement.setString(2, owner);
             return statement.executeUpdate();
@@ -197,32 +212,27 @@ public class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
-        // Lock-name order: two batches that touch a common row lock their rows in the same order (no deadlock).
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         List<Lease> ordered = new ArrayList<>(leases);
-        ordered.sort(Comparator.comparing((Lease lease) -> lease.request().name())
-                .thenComparing(lease -> lease.request().ownerToken()));
-        Map<Lease, RenewalResult> outcome = new LinkedHashMap<>();
-        for (int from = 0; from < ordered.size(); from += RENEW_BATCH) {
-            List<Lease> batch = ordered.subList(from, Math.min(ordered.size(), from + RENEW_BATCH));
-            int[] counts = calls.call("renew " + batch.size() + " leases", (connection, timeout) -> renew(
-                    connection, batch, timeout), null);
-            for (int i = 0; i < batch.size(); i++) {
-                outcome.put(batch.get(i), counts[i] == 1 ? RenewalResult.RENEWED : RenewalResult.LOST);
+        ordered.sort(ROW_ORDER);
+        return calls.submit("renew " + leases.size() + " leases", connection -> {
+            int[] counts = renew(connection, ordered);
+            Map<Lease, RenewalResult> outcome = new LinkedHashMap<>();
+            for (int i = 0; i < ordered.size(); i++) {
+                outcome.put(ordered.get(i), counts[i] == 1 ? RenewalResult.RENEWED : RenewalResult.LOST);
             }
-        }
-        List<RenewalResult> results = new ArrayList<>(leases.size());
-        for (Lease lease : leases) {
-            results.add(outcome.getOrDefault(lease, RenewalResult.ERROR));
-        }
-        return results;
+            List<RenewalResult> results = new ArrayList<>(leases.size());
+            for (Lease lease : leases) {
+                results.add(outcome.getOrDefault(lease, RenewalResult.ERROR));
+            }
+            return results;
+        });
     }
 
-    private int[] renew(Connection connection, List<Lease> batch, int timeout) throws SQLException {
+    private int[] renew(Connection connection, List<Lease> batch) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false); // one commit (one log flush) for the whole batch
-        try (PreparedStatement statement = connection.prepareStatement(sql(connection).renew())) {
-            statement.setQueryTimeout(timeout);
+        try (PreparedStatement statement = prepare(connection, sql(connection).renew())) {
             for (Lease lease : batch) {
                 statement.setLong(1, lease.request().leaseMillis());
                 statement.setString(2, lease.request().name());
@@ -242,31 +252,37 @@ public class JdbcLockStore implements LockStore {
         }
     }
 
+    /** Up when the lock table answers a query; down (with the reason) when the database fails. */
     @Override
-    public StoreHealth health(Duration timeout) {
+    public CompletionStage<StoreHealth> health() {
         long start = System.nanoTime();
-        try {
-            Map<String, Object> details = calls.call("answer", (connection, seconds) -> {
-                Map<String, Object> found = new LinkedHashMap<>();
-                found.put("database", connection.getMetaData().getDatabaseProductName() + " "
-                        + connection.getMetaData().getDatabaseProductVersion());
-                try (PreparedStatement statement = connection.prepareStatement(sql(connection).health())) {
-                    statement.setQueryTimeout(seconds);
-                    statement.executeQuery().close();
-                }
-                catch (SQLException ex) {
-                    throw SqlErrors.explain(ex, config.tableName());
-                }
-                return found;
-            }, null, timeout.toNanos());
+        return calls.submit("answer", connection -> {
+            Map<String, Object> details = new LinkedHashMap<>();
+            details.put("database", connection.getMetaData().getDatabaseProductName() + " "
+                    + connection.getMetaData().getDatabaseProductVersion());
+            try (PreparedStatement statement = prepare(connection, sql(connection).health())) {
+                statement.executeQuery().close();
+            }
+            catch (SQLException ex) {
+                throw SqlErrors.explain(ex, config.tableName());
+            }
             details.put("table", config.tableName());
             details.put("queryMillis", (System.nanoTime() - start) / 1_000_000);
             return new StoreHealth(true, details);
+        }).exceptionally(failure -> new StoreHealth(false, Map.of("table", config.tableName(), "error",
+                String.valueOf(failure.getMessage()))));
+    }
+
+    private PreparedStatement prepare(Connection connection, String statementSql) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(statementSql);
+        try {
+            statement.setQueryTimeout(queryTimeoutSeconds);
         }
-        catch (LockUnavailableException ex) {
-            return new StoreHealth(false, Map.of("table", config.tableName(), "error",
-                    String.valueOf(ex.getMessage())));
+        catch (SQLException ex) {
+            statement.close();
+            throw ex;
         }
+        return statement;
     }
 
     /** The statements, made once the first connection told which database this is. */

@@ -83,7 +83,8 @@ class JdbcFaultTests {
             HikariDataSource pool = pools.apply(4);
             StoreLockService node = new StoreLockService(new JdbcLockStore(pool, JdbcLockConfig.defaults()
                     .withTableName("fault_lock").withCommandTimeout(Duration.ofMillis(500))),
-                    LockConfig.defaults().withLeaseTime(Duration.ofSeconds(3)),
+                    LockConfig.defaults().withLeaseTime(Duration.ofSeconds(3))
+                            .withCommandTimeout(Duration.ofMillis(500)),
                     CompositeLockListener.of(List.of(history.listener())));
             node.start();
             nodes.add(node);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.core.LockConfig;
 import dev.distlock.spi.LockStore;
 import dev.distlock.test.LockStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 class JdbcH2LockStoreContractTests extends LockStoreContractTests {
 
     static final String TABLE = "contract_lock";
+
+    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     /** One server per compatibility mode (per test class), made on first use. */
     private static final Map<String, H2TestServer> SERVERS = new ConcurrentHashMap<>();
@@ -62,6 +65,12 @@ class JdbcH2LockStoreContractTests extends LockStoreContractTests {
         pools.clear();
     }
 
+    /** The engine waits for each answer as long as the store's statements may run (1 s). */
+    @Override
+    protected LockConfig config() {
+        return super.config().withCommandTimeout(COMMAND_TIMEOUT);
+    }
+
     @Override
     protected boolean sharesReadLocks() {
         return false; // READ is exclusive in the JDBC store
@@ -72,7 +81,7 @@ class JdbcH2LockStoreContractTests extends LockStoreContractTests {
         HikariDataSource pool = server().pool(4);
         pools.add(pool);
         return new JdbcLockStore(pool, JdbcLockConfig.defaults().withTableName(TABLE)
-                .withCommandTimeout(Duration.ofSeconds(1)));
+                .withCommandTimeout(COMMAND_TIMEOUT));
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -13,23 +14,28 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.Attempt;
-import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockListener;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import static dev.distlock.jdbc.JdbcLockStoreTests.lease;
+import static dev.distlock.jdbc.Answers.answer;
 import static dev.distlock.jdbc.JdbcLockStoreTests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * An interrupt that reaches the caller after its acquire committed, but before the call thread handed the result
- * over, must not drop the grant: the caller either gets the lock or the grant is undone. Otherwise the row stays
- * owned by a request nobody holds, and every other caller is locked out for a whole lease. The window is held open
- * by a connection whose return to the pool (which comes after the commit) waits for the test. Likewise a failure to
- * return that connection must neither fail nor repeat the committed call.
+ * An interrupt that reaches the caller after its acquire committed, but before the store's thread handed the result
+ * over, must not drop the grant: the caller either gets the lock or the grant is undone (by the engine's cancel,
+ * chained after the attempt). Otherwise the row stays owned by a request nobody holds, and every other caller is
+ * locked out for a whole lease. The window is held open by a connection whose return to the pool (which comes after
+ * the commit) waits for the test. Likewise a failure to return that connection must neither fail nor repeat the
+ * committed call.
  */
 class JdbcInterruptAfterCommitTests {
 
@@ -43,13 +49,16 @@ class JdbcInterruptAfterCommitTests {
             CountDownLatch committed = new CountDownLatch(1);
             CountDownLatch goOn = new CountDownLatch(1);
             DataSource dataSource = firstCloseWaits(database.pool(2), committed, goOn);
-            try (JdbcLockStore store = new JdbcLockStore(dataSource, JdbcLockConfig.defaults().withTableName(TABLE)
-                    .withCommandTimeout(Duration.ofSeconds(5)))) {
-                LockRequest request = request("interrupted", "owner-a", 60_000);
-                CompletableFuture<Attempt> outcome = new CompletableFuture<>();
+            JdbcLockStore store = new JdbcLockStore(dataSource, JdbcLockConfig.defaults().withTableName(TABLE)
+                    .withCommandTimeout(Duration.ofSeconds(5)));
+            try (StoreLockService node = new StoreLockService(store, LockConfig.defaults()
+                    .withCommandTimeout(Duration.ofSeconds(5)), LockListener.NONE)) {
+                node.start();
+                CompletableFuture<Optional<LockHandle>> outcome = new CompletableFuture<>();
                 Thread caller = new Thread(() -> {
                     try {
-                        outcome.complete(store.attempt(request, 0, false));
+                        outcome.complete(node.tryLock("interrupted", LockOptions.defaults()
+                                .withWaitTime(Duration.ZERO)));
                     }
                     catch (Throwable ex) {
                         outcome.completeExceptionally(ex);
@@ -57,7 +66,7 @@ class JdbcInterruptAfterCommitTests {
                 }, "interrupted-caller");
                 caller.start();
                 assertThat(committed.await(10, TimeUnit.SECONDS)).as("the acquire committed").isTrue();
-                caller.interrupt(); // while the call thread still holds the result
+                caller.interrupt(); // while the store's thread still holds the result
                 caller.join(TimeUnit.SECONDS.toMillis(10));
                 goOn.countDown();
                 assertThat(outcome).isDone();
@@ -68,13 +77,12 @@ class JdbcInterruptAfterCommitTests {
                     // Undone: the row is free again long before the minute of its lease.
                     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(database.queryValue(
                             "SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "interrupted")).isNull());
-                    assertThat(store.attempt(request("interrupted", "owner-b", 60_000), 0, false).isAcquired())
-                            .isTrue();
+                    assertThat(answer(store.attempt(request("interrupted", "owner-b", 60_000), 0, false))
+                            .isAcquired()).isTrue();
                 }
                 else {
-                    Attempt attempt = outcome.get();
-                    assertThat(attempt.isAcquired()).as("delivered").isTrue();
-                    store.release(lease(request, attempt.fencingToken()));
+                    assertThat(outcome.get()).as("delivered").isPresent();
+                    outcome.get().get().unlock();
                 }
             }
         }
@@ -94,7 +102,7 @@ class JdbcInterruptAfterCommitTests {
             DataSource dataSource = firstCloseFails(database.pool(2));
             try (JdbcLockStore store = new JdbcLockStore(dataSource, JdbcLockConfig.defaults().withTableName(TABLE)
                     .withCommandTimeout(Duration.ofSeconds(5)))) {
-                Attempt attempt = store.attempt(request("returned", "owner-a", 60_000), 0, false);
+                Attempt attempt = answer(store.attempt(request("returned", "owner-a", 60_000), 0, false));
                 assertThat(attempt.isAcquired()).isTrue();
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?",
                         "returned")).as("still held by the caller").isEqualTo("owner-a");

@@ -20,6 +20,7 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import org.junit.jupiter.api.Test;
 
+import static dev.distlock.jdbc.Answers.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -44,11 +45,11 @@ class JdbcLeaseClockTests {
             JdbcLockStore store = new JdbcLockStore(recording(pool), JdbcLockConfig.defaults()
                     .withTableName("clock_lock"));
             LockRequest first = request("skew", "owner-a", 60_000);
-            Attempt granted = store.attempt(first, 0, false);
+            Attempt granted = answer(store.attempt(first, 0, false));
             assertThat(granted.isAcquired()).isTrue();
-            assertThat(store.attempt(request("skew", "owner-b", 60_000), 1000, false).isAcquired()).isFalse();
+            assertThat(answer(store.attempt(request("skew", "owner-b", 60_000), 1000, false)).isAcquired()).isFalse();
             Lease lease = lease(first, granted.fencingToken());
-            assertThat(store.renew(List.of(lease))).containsExactly(RenewalResult.RENEWED);
+            assertThat(answer(store.renew(List.of(lease)))).containsExactly(RenewalResult.RENEWED);
 
             // The lease ends a minute after the database's now, whatever the JVM clock says.
             try (PreparedStatement query = server.admin().prepareStatement("SELECT DATEDIFF(MILLISECOND, "
@@ -57,7 +58,7 @@ class JdbcLeaseClockTests {
                 assertThat(row.next()).isTrue();
                 assertThat(row.getLong(1)).isBetween(55_000L, 60_000L);
             }
-            assertThat(store.release(lease)).isEqualTo(ReleaseResult.RELEASED);
+            assertThat(answer(store.release(lease))).isEqualTo(ReleaseResult.RELEASED);
             store.close();
         }
         assertThat(statements).isNotEmpty().allSatisfy(sql -> assertThat(sql).contains("CURRENT_TIMESTAMP"));

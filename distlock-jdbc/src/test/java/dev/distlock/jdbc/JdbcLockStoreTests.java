@@ -16,9 +16,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockOptions;
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.LockListener;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
@@ -26,6 +30,7 @@ import dev.distlock.spi.RenewalResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static dev.distlock.jdbc.Answers.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -33,8 +38,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * What is particular to the JDBC store, on H2 served over TCP: the row stays after release (until the row
  * retention has passed, see {@link JdbcRowSweepTests}) and tokens keep increasing (also after a row is deleted),
- * every call is bounded by the command timeout even when no connection or no row lock can be had (and an acquire
- * that completes after its caller gave up is undone), renewals in one batch, atomic attempts under contention, and
+ * a caller waits no longer than the engine's command timeout even when no connection or no row lock can be had
+ * (and an acquire that completes after its caller gave up is undone by the engine's cancel), a cancel frees only
+ * its own request's row, renewals in one batch, atomic attempts under contention, and
  * clear errors for a missing table or an over-long name.
  */
 class JdbcLockStoreTests {
@@ -69,49 +75,55 @@ class JdbcLockStoreTests {
     void theRowStaysAfterReleaseAndTokensKeepIncreasingEvenWhenItIsDeleted() throws Exception {
         JdbcLockStore store = store(2, Duration.ofSeconds(2));
         LockRequest first = request("kept", "a", 30_000);
-        long token = store.attempt(first, 0, false).fencingToken();
-        assertThat(store.release(lease(first, token))).isEqualTo(ReleaseResult.RELEASED);
+        long token = answer(store.attempt(first, 0, false)).fencingToken();
+        assertThat(answer(store.release(lease(first, token)))).isEqualTo(ReleaseResult.RELEASED);
         assertThat(owner("kept")).as("row kept, no owner").isEqualTo("<null>");
         LockRequest second = request("kept", "b", 30_000);
-        long next = store.attempt(second, 0, false).fencingToken();
+        long next = answer(store.attempt(second, 0, false)).fencingToken();
         assertThat(next).isGreaterThan(token);
-        assertThat(store.attempt(second, 0, true).fencingToken()).as("a repeated attempt keeps its token")
+        assertThat(answer(store.attempt(second, 0, true)).fencingToken()).as("a repeated attempt keeps its token")
                 .isEqualTo(next);
-        store.release(lease(second, next));
+        answer(store.release(lease(second, next)));
         try (Statement delete = server.admin().createStatement()) {
             delete.executeUpdate("DELETE FROM " + TABLE);
         }
-        assertThat(store.attempt(request("kept", "c", 30_000), 0, false).fencingToken())
+        assertThat(answer(store.attempt(request("kept", "c", 30_000), 0, false)).fencingToken())
                 .as("above the last token although the row was deleted: tokens start at the database clock")
                 .isGreaterThan(next);
     }
 
+    /**
+     * The pool has no connection to give for longer than the engine waits: the caller fails closed at once, and
+     * the attempt that the pool serves later is undone by the engine's cancel (the row is freed, not held by a
+     * caller that is gone for its whole lease).
+     */
     @Test
-    void aConnectionThatCannotBeHadInTimeFailsClosedAndTakesNothingLater() throws Exception {
+    void aConnectionThatCannotBeHadInTimeFailsClosedAndWhatItTakesLaterIsFreed() throws Exception {
         JdbcLockStore store = store(1, Duration.ofMillis(300));
         HikariDataSource pool = (HikariDataSource) store.dataSource();
-        LockRequest request = request("starved", "a", 30_000);
+        StoreLockService node = node(store);
         try (Connection only = pool.getConnection()) {
             long start = System.nanoTime();
-            assertThatThrownBy(() -> store.attempt(request, 0, false)).isInstanceOf(LockUnavailableException.class)
-                    .hasMessageContaining("distlock.command-timeout");
+            assertThatThrownBy(() -> node.tryLock("starved", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                    .isInstanceOf(LockUnavailableException.class).hasMessageContaining("distlock.command-timeout");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
         }
-        // The pool now serves the call that was given up: it must not take the lock any more.
-        await().atMost(Duration.ofSeconds(5)).until(() -> pool.getHikariPoolMXBean().getActiveConnections() == 0);
-        assertThat(store.attempt(request("starved", "b", 30_000), 0, false).isAcquired()).isTrue();
+        // The pool now serves the attempt that was given up, then the cancel chained after it.
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(owner("starved")).isEqualTo("<null>"));
+        assertThat(answer(store.attempt(request("starved", "b", 30_000), 0, false)).isAcquired()).isTrue();
     }
 
     @Test
     void anAcquireBlockedPastTheTimeoutIsUndoneWhenItCompletes() throws Exception {
         JdbcLockStore store = store(2, Duration.ofMillis(300));
-        store.release(lease(request("blocked", "x", 1), store.attempt(request("blocked", "x", 1), 0, false)
-                .fencingToken())); // the row exists, free
+        StoreLockService node = node(store);
+        answer(store.release(lease(request("blocked", "x", 1), answer(store.attempt(request("blocked", "x", 1), 0,
+                false)).fencingToken()))); // the row exists, free
         Connection admin = server.admin();
         admin.setAutoCommit(false);
         try (Statement lockRow = admin.createStatement()) {
             lockRow.executeQuery("SELECT * FROM " + TABLE + " WHERE lock_name = 'blocked' FOR UPDATE").close();
-            assertThatThrownBy(() -> store.attempt(request("blocked", "late", 30_000), 0, false))
+            assertThatThrownBy(() -> node.tryLock("blocked", LockOptions.defaults().withWaitTime(Duration.ZERO)))
                     .isInstanceOf(LockUnavailableException.class);
         }
         finally {
@@ -119,7 +131,28 @@ class JdbcLockStoreTests {
             admin.setAutoCommit(true);
         }
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(owner("blocked")).isEqualTo("<null>"));
-        assertThat(store.attempt(request("blocked", "next", 30_000), 0, false).isAcquired()).isTrue();
+        assertThat(answer(store.attempt(request("blocked", "next", 30_000), 0, false)).isAcquired()).isTrue();
+    }
+
+    @Test
+    void cancelFreesOnlyTheRowOfItsOwnRequest() throws Exception {
+        JdbcLockStore store = store(2, Duration.ofSeconds(2));
+        LockRequest holder = request("cancelled", "holder", 30_000);
+        long token = answer(store.attempt(holder, 0, false)).fencingToken();
+        answer(store.cancel(request("cancelled", "waiter", 30_000)));
+        assertThat(owner("cancelled")).as("a waiter's cancel leaves the holder").isEqualTo("holder");
+        answer(store.cancel(holder));
+        assertThat(owner("cancelled")).as("the holder's own request is undone").isEqualTo("<null>");
+        assertThat(answer(store.release(lease(holder, token)))).isEqualTo(ReleaseResult.EXPIRED);
+    }
+
+    /** A node on the store whose engine waits for the store's answers as long as the store's statements may run. */
+    private StoreLockService node(JdbcLockStore store) {
+        StoreLockService node = new StoreLockService(store, LockConfig.defaults()
+                .withCommandTimeout(store.config().commandTimeout()), LockListener.NONE);
+        node.start();
+        resources.add(node);
+        return node;
     }
 
     @Test
@@ -128,12 +161,12 @@ class JdbcLockStoreTests {
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             LockRequest request = request("renew-" + i, "owner-" + i, 2_000);
-            leases.add(lease(request, store.attempt(request, 0, false).fencingToken()));
+            leases.add(lease(request, answer(store.attempt(request, 0, false)).fencingToken()));
         }
         try (Statement steal = server.admin().createStatement()) {
             steal.executeUpdate("UPDATE " + TABLE + " SET owner_token = 'thief' WHERE lock_name = 'renew-1'");
         }
-        assertThat(store.renew(leases)).containsExactly(RenewalResult.RENEWED, RenewalResult.LOST,
+        assertThat(answer(store.renew(leases))).containsExactly(RenewalResult.RENEWED, RenewalResult.LOST,
                 RenewalResult.RENEWED);
         try (PreparedStatement query = server.admin().prepareStatement("SELECT DATEDIFF(MILLISECOND, "
                 + "CURRENT_TIMESTAMP, lease_until) FROM " + TABLE + " WHERE lock_name = 'renew-2'");
@@ -162,14 +195,14 @@ class JdbcLockStoreTests {
                 go.await();
                 for (int i = 0; i < 150; i++) {
                     LockRequest request = request("hot", "t" + thread + "-" + i, 30_000);
-                    Attempt attempt = store.attempt(request, 0, false);
+                    Attempt attempt = answer(store.attempt(request, 0, false));
                     if (attempt.isAcquired()) {
                         if (holders.incrementAndGet() > 1) {
                             overlaps.incrementAndGet();
                         }
                         grants.incrementAndGet();
                         holders.decrementAndGet();
-                        store.release(lease(request, attempt.fencingToken()));
+                        answer(store.release(lease(request, attempt.fencingToken())));
                     }
                 }
                 return null;
@@ -190,11 +223,11 @@ class JdbcLockStoreTests {
         resources.add(pool);
         JdbcLockStore store = new JdbcLockStore(pool, JdbcLockConfig.defaults().withTableName("no_such_table"));
         resources.add(store);
-        assertThatThrownBy(() -> store.attempt(request("x", "a", 1000), 0, false))
+        assertThatThrownBy(() -> answer(store.attempt(request("x", "a", 1000), 0, false)))
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("no_such_table")
                 .hasMessageContaining("distlock.jdbc.initialize-schema");
-        assertThat(store.health(Duration.ofSeconds(2)).up()).isFalse();
-        assertThatThrownBy(() -> store.attempt(request("n".repeat(256), "a", 1000), 0, false))
+        assertThat(answer(store.health()).up()).isFalse();
+        assertThatThrownBy(() -> answer(store.attempt(request("n".repeat(256), "a", 1000), 0, false)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("255");
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.core.LockConfig;
 import dev.distlock.spi.LockStore;
 import dev.distlock.test.LockStoreContractTests;
 import org.junit.jupiter.api.AfterEach;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 class JdbcPostgresLockStoreContractTests extends LockStoreContractTests {
 
     static final String TABLE = "contract_lock";
+
+    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     static PostgresTestServer server;
 
@@ -44,6 +47,12 @@ class JdbcPostgresLockStoreContractTests extends LockStoreContractTests {
         pools.clear();
     }
 
+    /** The engine waits for each answer as long as the store's statements may run (1 s). */
+    @Override
+    protected LockConfig config() {
+        return super.config().withCommandTimeout(COMMAND_TIMEOUT);
+    }
+
     @Override
     protected boolean sharesReadLocks() {
         return false; // READ is exclusive in the JDBC store
@@ -54,7 +63,7 @@ class JdbcPostgresLockStoreContractTests extends LockStoreContractTests {
         HikariDataSource pool = server.pool(4);
         pools.add(pool);
         return new JdbcLockStore(pool, JdbcLockConfig.defaults().withTableName(TABLE)
-                .withCommandTimeout(Duration.ofSeconds(1)));
+                .withCommandTimeout(COMMAND_TIMEOUT));
     }
 
     @Override

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static dev.distlock.jdbc.JdbcLockStoreTests.lease;
 import static dev.distlock.jdbc.JdbcLockStoreTests.request;
+import static dev.distlock.jdbc.Answers.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -63,15 +64,15 @@ class JdbcRowSweepTests {
             database.createTable(TABLE);
             try (JdbcLockStore store = startedStore(database)) {
                 LockRequest held = request("held", "holder", 60_000);
-                Lease heldLease = lease(held, store.attempt(held, 0, false).fencingToken());
+                Lease heldLease = lease(held, answer(store.attempt(held, 0, false)).fencingToken());
                 for (int i = 0; i < 300; i++) {
                     LockRequest request = request("entity:" + i, "owner-" + i, 60_000);
-                    store.release(lease(request, store.attempt(request, 0, false).fencingToken()));
+                    answer(store.release(lease(request, answer(store.attempt(request, 0, false)).fencingToken())));
                 }
                 List<Lease> expiring = new ArrayList<>();
                 for (int i = 0; i < 20; i++) { // taken and never released: their leases expire
                     LockRequest request = request("crashed:" + i, "gone-" + i, 100);
-                    expiring.add(lease(request, store.attempt(request, 0, false).fencingToken()));
+                    expiring.add(lease(request, answer(store.attempt(request, 0, false)).fencingToken()));
                 }
                 assertThat(rows(database)).isEqualTo(321L);
 
@@ -80,9 +81,10 @@ class JdbcRowSweepTests {
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "held"))
                         .isEqualTo("holder");
                 assertThat(store.sweep()).as("a sweep now deletes nothing more").isZero();
-                assertThat(store.renew(List.of(heldLease))).containsExactly(RenewalResult.RENEWED);
-                assertThat(store.release(heldLease)).isEqualTo(ReleaseResult.RELEASED);
-                assertThat(store.release(expiring.get(0))).as("an expired lease stays expired after its row went")
+                assertThat(answer(store.renew(List.of(heldLease)))).containsExactly(RenewalResult.RENEWED);
+                assertThat(answer(store.release(heldLease))).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(answer(store.release(expiring.get(0))))
+                        .as("an expired lease stays expired after its row went")
                         .isEqualTo(ReleaseResult.EXPIRED);
             }
         }
@@ -162,7 +164,7 @@ class JdbcRowSweepTests {
                 }
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "raced"))
                         .isEqualTo("holder");
-                assertThat(store.attempt(request("raced", "second", 60_000), 0, false).isAcquired())
+                assertThat(answer(store.attempt(request("raced", "second", 60_000), 0, false)).isAcquired())
                         .as("no second holder").isFalse();
             }
         }
@@ -170,9 +172,9 @@ class JdbcRowSweepTests {
 
     private static long lockAndRelease(JdbcLockStore store, String name, String owner) {
         LockRequest request = request(name, owner, 60_000);
-        long token = store.attempt(request, 0, false).fencingToken();
+        long token = answer(store.attempt(request, 0, false)).fencingToken();
         assertThat(token).isPositive();
-        assertThat(store.release(lease(request, token))).isEqualTo(ReleaseResult.RELEASED);
+        assertThat(answer(store.release(lease(request, token)))).isEqualTo(ReleaseResult.RELEASED);
         return token;
     }
 
