@@ -66,17 +66,6 @@ public class QuorumLockStore implements LockStore {
 
     private static final Logger log = LoggerFactory.getLogger(QuorumLockStore.class);
 
-    /** Nodes are not asked to notify releases (see the class comment). */
-    private static final StoreEvents NO_EVENTS = new StoreEvents() {
-
-        @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
-        }
-
-        @Override
-        public void leaseLost(String ownerToken) {
-        }
-    };
 
     private final QuorumConfig config;
 
@@ -127,7 +116,7 @@ public class QuorumLockStore implements LockStore {
     @Override
     public void start(StoreEvents events) {
         for (LockStore node : nodes) {
-            node.start(NO_EVENTS);
+            node.start(StoreEvents.NONE);
         }
     }
 

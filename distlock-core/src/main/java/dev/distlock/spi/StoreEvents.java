@@ -9,6 +9,21 @@ import org.jspecify.annotations.Nullable;
 public interface StoreEvents {
 
     /**
+     * Events nobody listens to: for a store started by something other than the engine, e.g. a node of a
+     * {@link dev.distlock.quorum.QuorumLockStore}, which nobody queues on.
+     */
+    StoreEvents NONE = new StoreEvents() {
+
+        @Override
+        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+        }
+
+        @Override
+        public void leaseLost(String ownerToken) {
+        }
+    };
+
+    /**
      * A lock was released somewhere (on any node).
      *
      * @param name the lock name

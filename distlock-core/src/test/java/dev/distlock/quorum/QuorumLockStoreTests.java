@@ -57,16 +57,7 @@ class QuorumLockStoreTests {
 
     private QuorumLockStore quorumOf(LockStore... nodes) {
         quorum = new QuorumLockStore(new QuorumConfig(List.of(nodes), COMMAND_TIMEOUT));
-        quorum.start(new StoreEvents() {
-
-            @Override
-            public void released(String name, @Nullable String handedTo, long reservedMillis) {
-            }
-
-            @Override
-            public void leaseLost(String ownerToken) {
-            }
-        });
+        quorum.start(StoreEvents.NONE);
         return quorum;
     }
 

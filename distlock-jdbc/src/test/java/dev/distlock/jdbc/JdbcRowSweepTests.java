@@ -11,18 +11,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static dev.distlock.jdbc.Answers.answer;
 import static dev.distlock.jdbc.JdbcLockStoreTests.lease;
 import static dev.distlock.jdbc.JdbcLockStoreTests.request;
-import static dev.distlock.jdbc.Answers.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -40,20 +40,10 @@ class JdbcRowSweepTests {
 
     private static final Duration RETENTION = Duration.ofMillis(1_500);
 
-    private static final StoreEvents NO_EVENTS = new StoreEvents() {
-        @Override
-        public void released(String name, String handedTo, long reservedMillis) {
-        }
-
-        @Override
-        public void leaseLost(String ownerToken) {
-        }
-    };
-
     private static JdbcLockStore startedStore(TestDatabase database) {
         JdbcLockStore store = new JdbcLockStore(database.pool(2), JdbcLockConfig.defaults().withTableName(TABLE)
                 .withCommandTimeout(Duration.ofMillis(500)).withRowRetention(RETENTION));
-        store.start(NO_EVENTS);
+        store.start(StoreEvents.NONE);
         return store;
     }
 
@@ -74,7 +64,9 @@ class JdbcRowSweepTests {
                     LockRequest request = request("crashed:" + i, "gone-" + i, 100);
                     expiring.add(lease(request, answer(store.attempt(request, 0, false)).fencingToken()));
                 }
-                assertThat(rows(database)).isEqualTo(321L);
+                // 321 rows on an idle machine; on a loaded one the sweeper may already have deleted the first free
+                // rows (their retention runs from their release), but not the ones just written.
+                assertThat(rows(database)).as("free rows are kept until their retention ends").isGreaterThan(21L);
 
                 await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(rows(database))
                         .as("only the held lock's row is left").isEqualTo(1L));

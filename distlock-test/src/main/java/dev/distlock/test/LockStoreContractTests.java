@@ -1,6 +1,5 @@
 package dev.distlock.test;
 
-import dev.distlock.spi.ForwardingLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +28,9 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.CompositeLockListener;
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
@@ -521,15 +521,7 @@ public abstract class LockStoreContractTests {
 
     private LockStore startedStore() {
         LockStore store = newStore();
-        store.start(new StoreEvents() {
-            @Override
-            public void released(String name, @Nullable String handedTo, long reservedMillis) {
-            }
-
-            @Override
-            public void leaseLost(String ownerToken) {
-            }
-        });
+        store.start(StoreEvents.NONE);
         return store;
     }
 
