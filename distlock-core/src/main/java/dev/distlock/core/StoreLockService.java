@@ -12,10 +12,11 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.spi.AcquireResult;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.CompositeLockListener;
 import dev.distlock.spi.HeldLockInfo;
 import dev.distlock.spi.HeldLockRegistry;
+import dev.distlock.spi.LockListener.Acquisition;
 import dev.distlock.spi.LockListener;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
@@ -137,18 +138,18 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
                 atMostMaxWait(options.waitTime().orElse(config.waitTime())),
                 options.leaseTime().orElse(config.leaseTime()), options.leaseTime().isEmpty());
         long start = System.nanoTime();
-        Object context = listener.acquireStarted(name);
+        Acquisition acquisition = listener.acquireStarted(name);
         LeaseHandle handle;
         try {
             handle = acquirer.acquire(request, start + request.waitTime().toNanos());
         }
         catch (RuntimeException ex) {
-            listener.acquireFinished(name, context, AcquireResult.ERROR, System.nanoTime() - start, null, ex);
+            acquisition.finished(AcquireEvent.failed(name, System.nanoTime() - start, ex));
             throw ex;
         }
         long waited = System.nanoTime() - start;
         if (handle == null) {
-            listener.acquireFinished(name, context, AcquireResult.TIMEOUT, waited, null, null);
+            acquisition.finished(AcquireEvent.timedOut(name, waited));
             log.debug("Lock '{}' not acquired within {} ms", name, request.waitTime().toMillis());
             return null;
         }
@@ -159,7 +160,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         else if (!request.watchdog()) {
             watchdog.expireAt(handle, endings::expired);
         }
-        listener.acquireFinished(name, context, AcquireResult.ACQUIRED, waited, handle, null);
+        acquisition.finished(AcquireEvent.acquired(name, waited, handle));
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
                 waited / 1000);
         return handle;

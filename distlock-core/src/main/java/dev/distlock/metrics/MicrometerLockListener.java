@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.AcquireResult;
 import dev.distlock.spi.LockListener;
 import dev.distlock.spi.ReleaseResult;
@@ -15,7 +16,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,12 +87,13 @@ public class MicrometerLockListener implements LockListener {
     }
 
     @Override
-    public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
-            @Nullable LockHandle handle, @Nullable Throwable error) {
+    public void acquireFinished(AcquireEvent event) {
         try {
-            GroupMeters meters = meters(name);
-            Objects.requireNonNull(meters.acquire.get(result)).record(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
-            if (result == AcquireResult.ACQUIRED && handle != null) {
+            GroupMeters meters = meters(event.name());
+            Objects.requireNonNull(meters.acquire.get(event.result())).record(Math.max(0, event.waitNanos()),
+                    TimeUnit.NANOSECONDS);
+            LockHandle handle = event.handle();
+            if (handle != null) {
                 LongTaskTimer.Sample previous = holds.put(new HandleKey(handle), meters.held.start());
                 if (previous != null) {
                     // The same handle reported twice: keep one running sample, not a leaked one.

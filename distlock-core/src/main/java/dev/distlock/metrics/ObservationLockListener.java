@@ -4,12 +4,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.distlock.LockHandle;
-import dev.distlock.spi.AcquireResult;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,10 +60,11 @@ public class ObservationLockListener implements LockListener {
     }
 
     @Override
-    public @Nullable Object acquireStarted(String name) {
+    public Acquisition acquireStarted(String name) {
+        Observation acquire;
         try {
             String group = LockTags.lockGroup(name);
-            return Observation.createNotStarted(ACQUIRE_OBSERVATION, registry)
+            acquire = Observation.createNotStarted(ACQUIRE_OBSERVATION, registry)
                     .contextualName("distlock acquire " + group)
                     .lowCardinalityKeyValue(LockTags.LOCK, group)
                     .highCardinalityKeyValue(LOCK_NAME, String.valueOf(name))
@@ -72,36 +72,46 @@ public class ObservationLockListener implements LockListener {
         }
         catch (RuntimeException ex) {
             failed("acquireStarted", ex);
-            return null;
+            return this::acquireFinished;
         }
-    }
-
-    @Override
-    public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
-            @Nullable LockHandle handle, @Nullable Throwable error) {
-        try {
-            if (context instanceof Observation acquire) {
-                acquire.lowCardinalityKeyValue(LockTags.RESULT, result.tag());
+        return event -> {
+            try {
+                acquire.lowCardinalityKeyValue(LockTags.RESULT, event.result().tag());
+                Throwable error = event.error();
                 if (error != null) {
                     acquire.error(error);
                 }
+                LockHandle handle = event.handle();
                 if (handle != null) {
                     acquire.highCardinalityKeyValue(FENCING_TOKEN, Long.toString(handle.fencingToken()));
                 }
                 acquire.stop();
             }
-            if (result == AcquireResult.ACQUIRED && handle != null) {
-                String group = LockTags.lockGroup(name);
-                Observation hold = Observation.createNotStarted(HOLD_OBSERVATION, registry)
-                        .contextualName("distlock hold " + group)
-                        .lowCardinalityKeyValue(LockTags.LOCK, group)
-                        .highCardinalityKeyValue(LOCK_NAME, String.valueOf(name))
-                        .highCardinalityKeyValue(FENCING_TOKEN, Long.toString(handle.fencingToken()))
-                        .start();
-                Observation previous = holds.put(new HandleKey(handle), hold);
-                if (previous != null) {
-                    previous.stop();
-                }
+            catch (RuntimeException ex) {
+                failed("acquireFinished", ex);
+            }
+            acquireFinished(event);
+        };
+    }
+
+    /** Starts the hold observation of an acquired lock. */
+    @Override
+    public void acquireFinished(AcquireEvent event) {
+        LockHandle handle = event.handle();
+        if (handle == null) {
+            return;
+        }
+        try {
+            String group = LockTags.lockGroup(event.name());
+            Observation hold = Observation.createNotStarted(HOLD_OBSERVATION, registry)
+                    .contextualName("distlock hold " + group)
+                    .lowCardinalityKeyValue(LockTags.LOCK, group)
+                    .highCardinalityKeyValue(LOCK_NAME, event.name())
+                    .highCardinalityKeyValue(FENCING_TOKEN, Long.toString(handle.fencingToken()))
+                    .start();
+            Observation previous = holds.put(new HandleKey(handle), hold);
+            if (previous != null) {
+                previous.stop();
             }
         }
         catch (RuntimeException ex) {

@@ -3,7 +3,6 @@ package dev.distlock.spi;
 import java.util.List;
 
 import dev.distlock.LockHandle;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,34 +31,29 @@ public final class CompositeLockListener implements LockListener {
     }
 
     @Override
-    public @Nullable Object acquireStarted(String name) {
-        if (listeners.length == 0) {
-            return null;
-        }
-        Object[] contexts = new Object[listeners.length];
+    public Acquisition acquireStarted(String name) {
+        Acquisition[] acquisitions = new Acquisition[listeners.length];
         for (int i = 0; i < listeners.length; i++) {
             try {
-                contexts[i] = listeners[i].acquireStarted(name);
+                acquisitions[i] = listeners[i].acquireStarted(name);
             }
             catch (RuntimeException ex) {
                 failed(listeners[i], ex);
             }
         }
-        return contexts;
-    }
-
-    @Override
-    public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
-            @Nullable LockHandle handle, @Nullable Throwable error) {
-        @Nullable Object[] contexts = (context != null) ? (@Nullable Object[]) context : new Object[listeners.length];
-        for (int i = 0; i < listeners.length; i++) {
-            try {
-                listeners[i].acquireFinished(name, contexts[i], result, waitNanos, handle, error);
+        return event -> {
+            for (int i = 0; i < acquisitions.length; i++) {
+                Acquisition acquisition = acquisitions[i];
+                try {
+                    if (acquisition != null) {
+                        acquisition.finished(event);
+                    }
+                }
+                catch (RuntimeException ex) {
+                    failed(listeners[i], ex);
+                }
             }
-            catch (RuntimeException ex) {
-                failed(listeners[i], ex);
-            }
-        }
+        };
     }
 
     @Override

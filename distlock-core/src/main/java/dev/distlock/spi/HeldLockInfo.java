@@ -2,6 +2,7 @@ package dev.distlock.spi;
 
 import java.time.Duration;
 import java.time.Instant;
+
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,7 +1,6 @@
 package dev.distlock.spi;
 
 import dev.distlock.LockHandle;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Callbacks of the lock engine, for metrics, tracing and logging. Every method has a no-op default. The engine
@@ -18,27 +17,22 @@ public interface LockListener {
     };
 
     /**
-     * An acquisition starts.
+     * An acquisition starts. Listeners that need something from the start to the end of one acquisition (a
+     * tracing span) return an {@link Acquisition} holding it; the others need only {@link #acquireFinished}.
      *
      * @param name the lock name
-     * @return any context object, handed back to {@link #acquireFinished}; may be {@code null}
+     * @return what to tell when this acquisition ends; by default {@link #acquireFinished}
      */
-    default @Nullable Object acquireStarted(String name) {
-        return null;
+    default Acquisition acquireStarted(String name) {
+        return this::acquireFinished;
     }
 
     /**
-     * An acquisition ended.
+     * An acquisition ended (called by the default {@link #acquireStarted}'s {@link Acquisition}).
      *
-     * @param name the lock name
-     * @param context what {@link #acquireStarted} returned
-     * @param result how it ended
-     * @param waitNanos how long it took
-     * @param handle the handle when acquired, else {@code null}
-     * @param error the failure when {@link AcquireResult#ERROR}, else {@code null}
+     * @param event how it ended
      */
-    default void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
-            @Nullable LockHandle handle, @Nullable Throwable error) {
+    default void acquireFinished(AcquireEvent event) {
     }
 
     /**
@@ -74,5 +68,17 @@ public interface LockListener {
      * @param locks how many leases had that outcome
      */
     default void renewed(RenewalResult result, int locks) {
+    }
+
+    /**
+     * One acquisition in progress, told once how it ended.
+     */
+    @FunctionalInterface
+    interface Acquisition {
+
+        /**
+         * @param event how the acquisition ended
+         */
+        void finished(AcquireEvent event);
     }
 }

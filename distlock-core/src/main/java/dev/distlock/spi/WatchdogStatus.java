@@ -1,6 +1,7 @@
 package dev.distlock.spi;
 
 import java.time.Instant;
+
 import org.jspecify.annotations.Nullable;
 
 /**

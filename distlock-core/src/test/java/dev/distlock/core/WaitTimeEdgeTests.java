@@ -1,6 +1,5 @@
 package dev.distlock.core;
 
-import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,10 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.AcquireResult;
 import dev.distlock.spi.CompositeLockListener;
 import dev.distlock.spi.LockListener;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -79,9 +79,8 @@ class WaitTimeEdgeTests {
         final List<AcquireResult> results = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @Override
-        public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
-                @Nullable LockHandle handle, @Nullable Throwable error) {
-            results.add(result);
+        public void acquireFinished(AcquireEvent event) {
+            results.add(event.result());
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.metrics;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.AcquireResult;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
@@ -176,19 +177,20 @@ class MicrometerLockListenerTests {
         });
         TestHandle handle = new TestHandle("x:1", 1);
         assertThatNoException().isThrownBy(() -> {
-            failing.acquireFinished("x:1", null, AcquireResult.ACQUIRED, 1, handle, null);
+            failing.acquireStarted("x:1").finished(AcquireEvent.acquired("x:1", 1, handle));
             failing.leaseLost(handle);
             failing.released(handle, ReleaseResult.RELEASED);
             failing.renewed(RenewalResult.RENEWED, 1);
-            failing.acquireFinished(null, null, null, -1, null, null);
             failing.released(null, null);
         });
     }
 
     private void acquire(String name, AcquireResult result, Duration wait, TestHandle handle) {
-        Object context = listener.acquireStarted(name);
-        listener.acquireFinished(name, context, result, wait.toNanos(), handle,
-                (result == AcquireResult.ERROR) ? new IllegalStateException("boom") : null);
+        listener.acquireStarted(name).finished(switch (result) {
+            case ACQUIRED -> AcquireEvent.acquired(name, wait.toNanos(), handle);
+            case TIMEOUT -> AcquireEvent.timedOut(name, wait.toNanos());
+            case ERROR -> AcquireEvent.failed(name, wait.toNanos(), new IllegalStateException("boom"));
+        });
     }
 
     private double counter(String name, String... tags) {

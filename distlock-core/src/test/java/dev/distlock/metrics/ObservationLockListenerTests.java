@@ -3,7 +3,7 @@ package dev.distlock.metrics;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.distlock.spi.AcquireResult;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.ReleaseResult;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
@@ -41,8 +41,7 @@ class ObservationLockListenerTests {
     @Test
     void acquisitionAndHoldAreObservationsWithKeyOnlyInHighCardinality() {
         TestHandle handle = new TestHandle("stock:42", 17);
-        Object context = listener.acquireStarted("stock:42");
-        listener.acquireFinished("stock:42", context, AcquireResult.ACQUIRED, 1000, handle, null);
+        listener.acquireStarted("stock:42").finished(AcquireEvent.acquired("stock:42", 1000, handle));
 
         assertThat(stopped).hasSize(1);
         Observation.Context acquire = stopped.get(0);
@@ -68,8 +67,7 @@ class ObservationLockListenerTests {
     @Test
     void failedAcquisitionCarriesTheErrorAndOpensNoHold() {
         IllegalStateException error = new IllegalStateException("redis down");
-        Object context = listener.acquireStarted("stock:1");
-        listener.acquireFinished("stock:1", context, AcquireResult.ERROR, 1000, null, error);
+        listener.acquireStarted("stock:1").finished(AcquireEvent.failed("stock:1", 1000, error));
 
         assertThat(stopped).singleElement().satisfies(acquire -> {
             assertThat(acquire.getError()).isSameAs(error);
@@ -81,7 +79,7 @@ class ObservationLockListenerTests {
     @Test
     void leaseLostEndsTheHold() {
         TestHandle handle = new TestHandle("job", 1);
-        listener.acquireFinished("job", listener.acquireStarted("job"), AcquireResult.ACQUIRED, 0, handle, null);
+        listener.acquireStarted("job").finished(AcquireEvent.acquired("job", 0, handle));
         listener.leaseLost(handle);
         listener.released(handle, ReleaseResult.EXPIRED);
 
@@ -94,9 +92,9 @@ class ObservationLockListenerTests {
     void noopRegistryCostsNothingAndNeverFails() {
         ObservationLockListener noop = new ObservationLockListener(ObservationRegistry.NOOP);
         TestHandle handle = new TestHandle("job", 1);
-        noop.acquireFinished("job", noop.acquireStarted("job"), AcquireResult.ACQUIRED, 0, handle, null);
+        noop.acquireStarted("job").finished(AcquireEvent.acquired("job", 0, handle));
         noop.released(handle, ReleaseResult.RELEASED);
-        noop.acquireFinished("job", "not an observation", AcquireResult.TIMEOUT, 0, null, null);
+        noop.acquireStarted("job").finished(AcquireEvent.timedOut("job", 0));
         assertThat(noop.openHolds()).isZero();
     }
 }

@@ -18,21 +18,20 @@ import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.AcquireResult;
 import dev.distlock.spi.HeldLockRegistry;
 import dev.distlock.spi.LockListener;
 import dev.distlock.spi.ReleaseResult;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import reactor.core.Disposable;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.Disposable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -169,9 +168,8 @@ class ReactiveCancelTests {
         }
 
         @Override
-        public void acquireFinished(String lock, @Nullable Object context, AcquireResult result, long waitNanos,
-                @Nullable LockHandle handle, @Nullable Throwable error) {
-            if (!lock.equals(name) || result != AcquireResult.ACQUIRED) {
+        public void acquireFinished(AcquireEvent event) {
+            if (!event.name().equals(name) || event.result() != AcquireResult.ACQUIRED) {
                 return;
             }
             granted.countDown();

@@ -1,6 +1,5 @@
 package dev.distlock.test;
 
-import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,10 +8,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.distlock.LockHandle;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.AcquireResult;
+import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.spi.AcquireEvent;
 import dev.distlock.spi.CompositeLockListener;
 import dev.distlock.spi.LockListener;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link dev.distlock.LockService} for unit and slice tests, without Redis: the real engine (scopes and
@@ -111,10 +110,10 @@ public class InMemoryLockService extends StoreLockService {
         final List<Grant> grants = new CopyOnWriteArrayList<>();
 
         @Override
-        public void acquireFinished(String name, @Nullable Object context, AcquireResult result, long waitNanos,
-                @Nullable LockHandle handle, @Nullable Throwable error) {
-            if (result == AcquireResult.ACQUIRED && handle != null) {
-                grants.add(new Grant(name, handle.fencingToken(), Thread.currentThread().getName(), handle));
+        public void acquireFinished(AcquireEvent event) {
+            LockHandle handle = event.handle();
+            if (handle != null) {
+                grants.add(new Grant(event.name(), handle.fencingToken(), Thread.currentThread().getName(), handle));
             }
         }
     }
