@@ -8,6 +8,8 @@ import java.lang.annotation.Target;
 
 import dev.distlock.LockType;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Runs the annotated method while holding a distributed lock.
  * <p>
@@ -25,10 +27,15 @@ import dev.distlock.LockType;
  * <p>
  * The lock advice runs outside Spring's transaction advice by default ({@code distlock.aspect-order}), so a
  * {@code @Transactional} method commits before the lock is released.
+ * <p>
+ * Meta-annotated with {@code @Reflective}, so that Spring's AOT processing registers the annotated methods of every
+ * bean for reflection: they work in AOT-processed applications and
+ * native images without hints of the application's own.
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(DistributedLockReflectiveProcessor.class)
 public @interface DistributedLock {
 
     /**
