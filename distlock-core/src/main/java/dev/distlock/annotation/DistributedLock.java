@@ -29,8 +29,9 @@ import org.springframework.aot.hint.annotation.Reflective;
  * {@code @Transactional} method commits before the lock is released.
  * <p>
  * Meta-annotated with {@code @Reflective}, so that Spring's AOT processing registers the annotated methods of every
- * bean for reflection: they work in AOT-processed applications and
- * native images without hints of the application's own.
+ * bean for reflection: they work in AOT-processed applications and native images without hints of the
+ * application's own. The types that key expressions reach on the method's arguments are the application's to
+ * register (as for Spring's cache annotations).
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
