@@ -35,7 +35,8 @@ class RedisLockStoreRuntimeHintsTests {
     @Test
     void everyScriptOfThePackageIsAResource() throws IOException {
         // A script added later is covered too, whatever its name.
-        Resource[] scripts = new PathMatchingResourcePatternResolver().getResources("classpath*:dev/distlock/redis/*.lua");
+        Resource[] scripts = new PathMatchingResourcePatternResolver()
+                .getResources("classpath*:dev/distlock/redis/*.lua");
         assertThat(scripts).hasSizeGreaterThanOrEqualTo(3).allSatisfy(script -> assertThat(RuntimeHintsPredicates
                 .resource().forResource("dev/distlock/redis/" + script.getFilename())).accepts(hints));
     }
