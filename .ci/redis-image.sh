@@ -26,13 +26,11 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/usr/bin" "$root/etc" "$root/tmp" "$root/data"
 chmod 1777 "$root/tmp"
 cp -L "$redis_server" "$root/usr/bin/redis-server"
-# Every shared library the binary loads, at the path the dynamic loader looks it up (ld.so itself included).
+# Every shared library the binary loads, at the path ldd names (the dynamic loader, /lib64/ld-linux-*.so.2, too).
 ldd "$redis_server" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
     mkdir -p "$root$(dirname "$lib")"
     cp -L "$lib" "$root$lib"
 done
-# /lib64 and /lib are symlinks on merged-/usr Debian; ldd names /lib64/ld-linux-x86-64.so.2, which the copy above
-# made as a real file: the binary's interpreter path resolves inside the image either way.
 echo 'redis:x:999:999:redis:/data:/usr/sbin/nologin' >"$root/etc/passwd"
 echo 'redis:x:999:' >"$root/etc/group"
 chown 999:999 "$root/data"
