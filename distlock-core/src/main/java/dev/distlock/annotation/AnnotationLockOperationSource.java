@@ -81,15 +81,15 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         if (Modifier.isStatic(specific.getModifiers())) {
             throw invalid(where, "method", "a static method cannot be proxied");
         }
-        String unsupported = ReturnKind.unsupported(specific.getReturnType());
+        String unsupported = ReturnKind.unsupported(specific);
         if (unsupported != null) {
             throw invalid(where, "return type", unsupported);
         }
-        Class<?>[] parameters = specific.getParameterTypes();
-        if (parameters.length > 0 && parameters[parameters.length - 1].getName()
-                .equals("kotlin.coroutines.Continuation")) {
-            throw invalid(where, "method", "a suspending function cannot be held until it completes; return a Mono "
-                    + "or a CompletableFuture");
+        if (annotation.onTimeout() == OnTimeout.SKIP && ReturnKind.of(specific) == ReturnKind.SUSPENDING
+                && !CoroutineSupport.mayReturnNull(specific)) {
+            // A skipped suspend fun completes with null; a Kotlin caller would take it for a non-null value.
+            throw invalid(where, "onTimeout", "SKIP makes the suspending function return null: declare its return "
+                    + "type nullable (or Unit)");
         }
         String name = resolve(where, "name", annotation.name()).strip();
         if (name.isEmpty()) {
