@@ -2,7 +2,6 @@ package dev.distlock.annotation;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -13,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
@@ -36,6 +36,13 @@ final class ReactorSupport {
     /** Context key of the handles of the enclosing locked publishers, innermost last. */
     private static final String SCOPES = ReactorSupport.class.getName() + ".scopes";
 
+    /**
+     * Where releases run. Not on bounded-elastic: the acquisitions block there while they wait for the lock, and
+     * with as many waiters as it has threads (10 per core) a release queued behind them would only run once they
+     * timed out, so nobody would get the lock.
+     */
+    private static final Scheduler RELEASES = Schedulers.fromExecutor(AsyncRelease.releases());
+
     private ReactorSupport() {
     }
 
@@ -53,13 +60,12 @@ final class ReactorSupport {
         // subscription ends (complete, error, cancel at any moment) closes it. The lock is taken inside, and a grant
         // that arrives after the slot closed is released by the slot: Reactor would drop such a late value silently
         // (subscribeOn of a callable does not even pass it to a discard hook).
-        Executor lateReleases = task -> Schedulers.boundedElastic().schedule(task);
-        Mono<LockSlot> slot = Mono.fromSupplier(() -> new LockSlot(lateReleases));
+        Mono<LockSlot> slot = Mono.fromSupplier(() -> new LockSlot(AsyncRelease.releases()));
         Function<LockSlot, Mono<LockHandle>> lock = subscription -> Mono.deferContextual(context -> Mono
                 .fromCallable(() -> subscription.fill(inScopes(context, () -> acquire.apply(operation, lockName))))
                 .subscribeOn(Schedulers.boundedElastic()));
         Function<LockSlot, Mono<Void>> release = subscription -> Mono.<Void>fromRunnable(subscription::close)
-                .subscribeOn(Schedulers.boundedElastic());
+                .subscribeOn(RELEASES);
         if (operation.returnKind() == ReturnKind.SUSPENDING || operation.method().getReturnType() == Mono.class) {
             return Mono.usingWhen(slot, subscription -> lock.apply(subscription)
                     .flatMap(handle -> Mono.from(invoke(invocation, operation, handle))
