@@ -68,6 +68,12 @@ public class AnnotationLockOperationSource implements LockOperationSource {
     private @Nullable LockOperation parse(Method method, @Nullable Class<?> targetClass) {
         Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
         Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+        if (specific.isSynthetic()) {
+            // Compiler-generated, e.g. the static $suspendImpl body of an open Kotlin suspend fun, to which Kotlin
+            // copies the function's annotations: the function itself is the one that is locked (bridge methods
+            // were resolved to the bridged method above).
+            return null;
+        }
         // TYPE_HIERARCHY search: finds the annotation on the method, on a method it overrides or implements, and
         // through composed annotations with @AliasFor.
         DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);

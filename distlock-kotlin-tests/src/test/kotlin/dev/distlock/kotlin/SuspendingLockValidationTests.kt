@@ -39,8 +39,27 @@ class SuspendingLockValidationTests {
         assertThat(operation("value")?.name()).isEqualTo("plain")
     }
 
+    @Test
+    fun theStaticBodyKotlinGeneratesForAnOpenSuspendFunIsNotAnOperation() {
+        // Kotlin copies the annotations of an open suspend fun to its static synthetic "$suspendImpl" body; taking
+        // that for an annotated method failed start-up ("a static method cannot be proxied"), whenever the JVM
+        // listed it before the function itself.
+        val methods = OpenFunctions::class.java.declaredMethods.filter { it.name.startsWith("locked") }
+        assertThat(methods.map { it.name }).containsExactlyInAnyOrder("locked", "locked\$suspendImpl")
+        methods.forEach {
+            assertThat(source.getOperation(it, OpenFunctions::class.java)?.name())
+                .`as`(it.name).isEqualTo(if (it.isSynthetic) null else "open")
+        }
+    }
+
     private fun operation(name: String) =
         source.getOperation(Functions::class.java.declaredMethods.single { it.name == name }, Functions::class.java)
+
+    open class OpenFunctions {
+
+        @DistributedLock(name = "open")
+        open suspend fun locked(): Int = 1
+    }
 
     class Functions {
 
