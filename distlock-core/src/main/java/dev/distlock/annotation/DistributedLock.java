@@ -16,8 +16,10 @@ import org.springframework.aot.hint.annotation.Reflective;
  * The lock name is {@code name + ":" + key}, or just {@code name} when {@code key} is empty. The lock is taken
  * before the method is called and released after it returned or threw; for a method returning
  * {@code CompletableFuture}, {@code CompletionStage}, {@code Mono} or {@code Flux} it is held until the returned
- * value completes, fails or is cancelled. Inside the method, {@link dev.distlock.LockContext#current()} is the
- * handle of this lock (e.g. for its fencing token).
+ * value completes, fails or is cancelled, and for a Kotlin {@code suspend fun} until it returns or throws or its
+ * caller's coroutine is cancelled (the caller's thread is not blocked while the lock is awaited; this needs
+ * kotlinx-coroutines-reactor). Inside the method, {@link dev.distlock.LockContext#current()} is the handle of this
+ * lock (e.g. for its fencing token); in a {@code suspend fun} on whatever thread it resumes.
  * <p>
  * Works on public methods of Spring beans (declared on the class or on an interface it implements, with JDK or
  * CGLIB proxies) and as a meta-annotation: a composed annotation annotated with {@code @DistributedLock} may
