@@ -68,6 +68,12 @@ public class AnnotationLockOperationSource implements LockOperationSource {
     private @Nullable LockOperation parse(Method method, @Nullable Class<?> targetClass) {
         Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
         Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+        if (specific.isSynthetic()) {
+            // Compiler-generated, e.g. the static $suspendImpl body of an open Kotlin suspend fun, to which Kotlin
+            // copies the function's annotations: the function itself is the one that is locked (bridge methods
+            // were resolved to the bridged method above).
+            return null;
+        }
         // TYPE_HIERARCHY search: finds the annotation on the method, on a method it overrides or implements, and
         // through composed annotations with @AliasFor.
         DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
@@ -81,15 +87,15 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         if (Modifier.isStatic(specific.getModifiers())) {
             throw invalid(where, "method", "a static method cannot be proxied");
         }
-        String unsupported = ReturnKind.unsupported(specific.getReturnType());
+        String unsupported = ReturnKind.unsupported(specific);
         if (unsupported != null) {
             throw invalid(where, "return type", unsupported);
         }
-        Class<?>[] parameters = specific.getParameterTypes();
-        if (parameters.length > 0 && parameters[parameters.length - 1].getName()
-                .equals("kotlin.coroutines.Continuation")) {
-            throw invalid(where, "method", "a suspending function cannot be held until it completes; return a Mono "
-                    + "or a CompletableFuture");
+        if (annotation.onTimeout() == OnTimeout.SKIP && ReturnKind.of(specific) == ReturnKind.SUSPENDING
+                && !CoroutineSupport.mayReturnNull(specific)) {
+            // A skipped suspend fun completes with null; a Kotlin caller would take it for a non-null value.
+            throw invalid(where, "onTimeout", "SKIP makes the suspending function return null: declare its return "
+                    + "type nullable (or Unit)");
         }
         String name = resolve(where, "name", annotation.name()).strip();
         if (name.isEmpty()) {

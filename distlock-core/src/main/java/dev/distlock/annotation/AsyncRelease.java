@@ -32,6 +32,14 @@ final class AsyncRelease {
     }
 
     /**
+     * @return the bounded release pool, also used for the releases of reactive and suspending methods: their lock
+     *         waits occupy bounded-elastic threads, so a release queued behind them would wait as long as they do
+     */
+    static Executor releases() {
+        return RELEASES;
+    }
+
+    /**
      * Returns a future that completes like the method's, after the lock was released, so that whoever sees it
      * complete can take the lock at once. Cancelling it completes it as cancelled but neither cancels the method's
      * stage nor releases the lock: cancelling a {@code CompletableFuture} does not stop the work that was going to

@@ -8,14 +8,18 @@ import java.lang.annotation.Target;
 
 import dev.distlock.LockType;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Runs the annotated method while holding a distributed lock.
  * <p>
  * The lock name is {@code name + ":" + key}, or just {@code name} when {@code key} is empty. The lock is taken
  * before the method is called and released after it returned or threw; for a method returning
  * {@code CompletableFuture}, {@code CompletionStage}, {@code Mono} or {@code Flux} it is held until the returned
- * value completes, fails or is cancelled. Inside the method, {@link dev.distlock.LockContext#current()} is the
- * handle of this lock (e.g. for its fencing token).
+ * value completes, fails or is cancelled, and for a Kotlin {@code suspend fun} until it returns or throws or its
+ * caller's coroutine is cancelled (the caller's thread is not blocked while the lock is awaited; this needs
+ * kotlinx-coroutines-reactor). Inside the method, {@link dev.distlock.LockContext#current()} is the handle of this
+ * lock (e.g. for its fencing token); in a {@code suspend fun} on whatever thread it resumes.
  * <p>
  * Works on public methods of Spring beans (declared on the class or on an interface it implements, with JDK or
  * CGLIB proxies) and as a meta-annotation: a composed annotation annotated with {@code @DistributedLock} may
@@ -25,10 +29,16 @@ import dev.distlock.LockType;
  * <p>
  * The lock advice runs outside Spring's transaction advice by default ({@code distlock.aspect-order}), so a
  * {@code @Transactional} method commits before the lock is released.
+ * <p>
+ * Meta-annotated with {@code @Reflective}, so that Spring's AOT processing registers the annotated methods of every
+ * bean for reflection: they work in AOT-processed applications and native images without hints of the
+ * application's own. The types that key expressions reach on the method's arguments are the application's to
+ * register (as for Spring's cache annotations).
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(DistributedLockReflectiveProcessor.class)
 public @interface DistributedLock {
 
     /**

@@ -31,6 +31,8 @@ import org.springframework.util.function.SingletonSupplier;
  * completes; the release then runs on a distlock thread, never on the thread that completed the stage (which may
  * be a client's event loop).</li>
  * <li>A method returning {@code Mono}/{@code Flux} is locked on each subscription, see {@link ReactorSupport}.</li>
+ * <li>A Kotlin {@code suspend fun} holds the lock until it completes or its caller's coroutine is cancelled, without
+ * blocking the caller's thread while it waits, see {@link CoroutineSupport}.</li>
  * </ul>
  */
 public class DistributedLockInterceptor implements MethodInterceptor, BeanFactoryAware {
@@ -67,7 +69,7 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
             return invocation.proceed();
         }
         String lockName = operation.lockName(invocation.getArguments(), target, beanResolver);
-        if (operation.returnKind() == ReturnKind.REACTIVE) {
+        if (operation.returnKind() == ReturnKind.REACTIVE || operation.returnKind() == ReturnKind.SUSPENDING) {
             return ReactorSupport.lockEachSubscription(invocation, operation, lockName, this::acquire);
         }
         LockHandle handle = acquire(operation, lockName);

@@ -50,7 +50,7 @@ public final class LockOperation {
         this.evaluator = Objects.requireNonNull(evaluator, "evaluator");
         this.options = Objects.requireNonNull(options, "options");
         this.onTimeout = Objects.requireNonNull(onTimeout, "onTimeout");
-        this.returnKind = ReturnKind.of(method.getReturnType());
+        this.returnKind = ReturnKind.of(method);
     }
 
     /** @return the annotated method of the bean class */

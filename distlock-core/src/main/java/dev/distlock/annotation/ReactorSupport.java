@@ -2,7 +2,6 @@ package dev.distlock.annotation;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -10,8 +9,10 @@ import dev.distlock.LockContext;
 import dev.distlock.LockHandle;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
@@ -26,13 +27,21 @@ import org.springframework.aop.ProxyMethodInvocation;
  * {@code repeat()} run the method again under a new lock.
  * <p>
  * The call chain of a reactive pipeline is its subscriber context: a locked publisher subscribed inside another
- * one's pipeline with the same lock name re-enters that lock instead of waiting for it. Only loaded when Reactor is
- * on the class path.
+ * one's pipeline with the same lock name re-enters that lock instead of waiting for it. A Kotlin {@code suspend fun}
+ * reaches the advice as a {@code Mono} of the call and is locked like one (see {@link CoroutineSupport}). Only loaded
+ * when Reactor is on the class path.
  */
 final class ReactorSupport {
 
     /** Context key of the handles of the enclosing locked publishers, innermost last. */
     private static final String SCOPES = ReactorSupport.class.getName() + ".scopes";
+
+    /**
+     * Where releases run. Not on bounded-elastic: the acquisitions block there while they wait for the lock, and
+     * with as many waiters as it has threads (10 per core) a release queued behind them would only run once they
+     * timed out, so nobody would get the lock.
+     */
+    private static final Scheduler RELEASES = Schedulers.fromExecutor(AsyncRelease.releases());
 
     private ReactorSupport() {
     }
@@ -51,36 +60,41 @@ final class ReactorSupport {
         // subscription ends (complete, error, cancel at any moment) closes it. The lock is taken inside, and a grant
         // that arrives after the slot closed is released by the slot: Reactor would drop such a late value silently
         // (subscribeOn of a callable does not even pass it to a discard hook).
-        Executor lateReleases = task -> Schedulers.boundedElastic().schedule(task);
-        Mono<LockSlot> slot = Mono.fromSupplier(() -> new LockSlot(lateReleases));
+        Mono<LockSlot> slot = Mono.fromSupplier(() -> new LockSlot(AsyncRelease.releases()));
         Function<LockSlot, Mono<LockHandle>> lock = subscription -> Mono.deferContextual(context -> Mono
                 .fromCallable(() -> subscription.fill(inScopes(context, () -> acquire.apply(operation, lockName))))
                 .subscribeOn(Schedulers.boundedElastic()));
         Function<LockSlot, Mono<Void>> release = subscription -> Mono.<Void>fromRunnable(subscription::close)
-                .subscribeOn(Schedulers.boundedElastic());
-        if (operation.method().getReturnType() == Mono.class) {
+                .subscribeOn(RELEASES);
+        if (operation.returnKind() == ReturnKind.SUSPENDING || operation.method().getReturnType() == Mono.class) {
             return Mono.usingWhen(slot, subscription -> lock.apply(subscription)
-                    .flatMap(handle -> ((Mono<?>) invoke(invocation, handle))
+                    .flatMap(handle -> Mono.from(invoke(invocation, operation, handle))
                             .contextWrite(context -> enclose(context, handle))),
                     release, (s, error) -> release.apply(s), release);
         }
         return Flux.usingWhen(slot, subscription -> lock.apply(subscription)
-                .flatMapMany(handle -> ((Flux<?>) invoke(invocation, handle))
+                .flatMapMany(handle -> ((Flux<?>) invoke(invocation, operation, handle))
                         .contextWrite(context -> enclose(context, handle))),
                 release, (s, error) -> release.apply(s), release);
     }
 
-    /** Invokes the method for one subscription, with the lock as the thread's scope while the method body runs. */
-    private static Object invoke(MethodInvocation invocation, LockHandle handle) {
+    /**
+     * Invokes the method for one subscription, with the lock as the thread's scope while the method body runs (for
+     * a suspending function: as its coroutine's scope, wherever it runs).
+     */
+    private static Publisher<?> invoke(MethodInvocation invocation, LockOperation operation, LockHandle handle) {
         // Each subscription runs the rest of the advice chain anew (e.g. a transaction inside the lock).
         MethodInvocation call = invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone()
                 : invocation;
+        if (operation.returnKind() == ReturnKind.SUSPENDING && call instanceof ProxyMethodInvocation proxy) {
+            proxy.setArguments(CoroutineSupport.inLockScope(proxy.getArguments(), handle));
+        }
         try (LockContext.Scope scope = LockContext.enter(handle)) {
             Object result = call.proceed();
-            if (result == null) {
-                throw new IllegalStateException(invocation.getMethod() + " returned null instead of a publisher");
+            if (result instanceof Publisher<?> publisher) {
+                return publisher;
             }
-            return result;
+            throw new IllegalStateException(invocation.getMethod() + " returned " + result + " instead of a publisher");
         }
         catch (RuntimeException | Error ex) {
             throw ex;

@@ -15,7 +15,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * The ZooKeeper lock store on Apache Curator: on the application's own {@link CuratorFramework} bean when it has
  * one (its connection, session and ACL settings then apply to locks), else on a client of the store's own, made from
- * {@code distlock.zookeeper.*} and closed with the context. Chosen when Curator is the only lock store client on
+ * {@code distlock.zookeeper.*} and closed with the context. That client connects where the
+ * {@link ZooKeeperConnectionDetails} bean says: the application's, or by default one made from
+ * {@code distlock.zookeeper.connect-string}. Chosen when Curator is the only lock store client on
  * the class path, or by {@code distlock.store=zookeeper}.
  */
 @AutoConfiguration(afterName = "org.springframework.cloud.zookeeper.ZookeeperAutoConfiguration")
@@ -25,17 +27,28 @@ import org.springframework.context.annotation.Bean;
 public class DistlockZooKeeperAutoConfiguration {
 
     /**
+     * @param properties the {@code distlock.*} settings
+     * @return the connection details from {@code distlock.zookeeper.connect-string}
+     */
+    @Bean
+    @ConditionalOnMissingBean(ZooKeeperConnectionDetails.class)
+    PropertiesZooKeeperConnectionDetails distlockZooKeeperConnectionDetails(DistlockProperties properties) {
+        return new PropertiesZooKeeperConnectionDetails(properties.zookeeper());
+    }
+
+    /**
      * @param curator the application's Curator client, if it has exactly one
+     * @param connectionDetails where the store's own client connects (when the application has no client)
      * @param properties the {@code distlock.*} settings
      * @return the store; its own client (if any) is closed when the store is
      */
     @Bean
     @ConditionalOnMissingBean(LockStore.class)
     public ZooKeeperLockStore distlockZooKeeperLockStore(ObjectProvider<CuratorFramework> curator,
-            DistlockProperties properties) {
+            ZooKeeperConnectionDetails connectionDetails, DistlockProperties properties) {
         DistlockProperties.Zookeeper zookeeper = properties.zookeeper();
-        ZooKeeperLockConfig config = new ZooKeeperLockConfig(zookeeper.connectString(), zookeeper.basePath(),
-                zookeeper.sessionTimeout(), properties.commandTimeout());
+        ZooKeeperLockConfig config = new ZooKeeperLockConfig(connectionDetails.getConnectString(),
+                zookeeper.basePath(), zookeeper.sessionTimeout(), properties.commandTimeout());
         CuratorFramework client = curator.getIfUnique();
         return client != null ? new ZooKeeperLockStore(client, config) : ZooKeeperLockStore.connect(config);
     }

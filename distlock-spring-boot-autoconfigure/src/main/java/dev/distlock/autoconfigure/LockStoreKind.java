@@ -42,6 +42,11 @@ enum LockStoreKind {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** @return the classes whose presence selects this store, looked up by name */
+    List<String> classNames() {
+        return List.of(storeClass, clientClass);
+    }
+
     boolean isPresent(@Nullable ClassLoader classLoader) {
         return ClassUtils.isPresent(storeClass, classLoader) && ClassUtils.isPresent(clientClass, classLoader);
     }
