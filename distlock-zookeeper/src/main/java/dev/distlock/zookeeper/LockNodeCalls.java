@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ZooKeeper calls on lock nodes, each bounded by the command timeout ({@link ZooKeeperCalls}): create with a
- * pipelined listing, list, watch a predecessor or a held node, delete.
+ * The ZooKeeper calls on lock nodes, each answering a stage ({@link ZooKeeperCalls}): create with a pipelined
+ * listing, list, watch a predecessor or a held node, delete.
  */
 final class LockNodeCalls {
 
@@ -47,46 +47,39 @@ final class LockNodeCalls {
      * Creates the request's node and, pipelined behind it on the same session (ZooKeeper answers a session's
      * requests in order), lists the lock's children: one round trip in the common case. Curator's protection
      * ({@code _c_<uuid>-} prefix) finds the node again when the create's reply is lost, instead of making a second
-     * one that would stand in line for the rest of the session.
+     * one that would stand in line for the rest of the session. The node is registered as soon as it exists, so that
+     * a cancel (also the engine's undo of an attempt whose answer came late) finds and deletes it.
      */
-    Created create(LockRequest request, long deadline, String what) {
+    CompletableFuture<Created> create(LockRequest request, String what) {
         String lockPath = LockPaths.lockPath(basePath, request.name());
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> created = calls.send(cb -> client.create().storingStatIn(stat)
                 .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .inBackground(cb).forPath(lockPath + "/" + LockPaths.nodeName(request.shared()), NO_DATA), what);
         CompletableFuture<CuratorEvent> listed = calls.send(cb -> client.getChildren().inBackground(cb)
-                .forPath(lockPath), what);
-        CuratorEvent event;
-        try {
-            event = calls.await(created, deadline, what);
-        }
-        catch (LockUnavailableException ex) {
-            // The create may still succeed after we gave up: its node must not stand in line for a session.
-            created.thenAccept(late -> {
-                if (late.getResultCode() == Code.OK.intValue() && late.getName() != null) {
-                    deleteQuietly(late.getName());
-                }
-            });
-            throw ex;
-        }
-        Stat created2 = event.getStat();
-        if (created2 == null || created2.getCzxid() == 0) { // a create recovered by Curator's protection
-            created2 = stat(event.getName(), deadline, what);
-        }
-        LockNode node = new LockNode(request, lockPath, event.getName(), created2.getCzxid(),
-                created2.getEphemeralOwner());
-        registry.register(node);
-        List<String> children = calls.await(listed, deadline, what, Code.NONODE).getChildren();
-        // Not listed when the parent had to be made first (or the create was retried): list again then.
-        return new Created(node, children != null && children.contains(node.name) ? children : null);
+                .forPath(lockPath), what, Code.NONODE);
+        return created.thenCompose(event -> {
+            Stat createdStat = event.getStat();
+            if (createdStat != null && createdStat.getCzxid() != 0) {
+                return CompletableFuture.completedFuture(createdStat);
+            }
+            return stat(event.getName(), what); // a create recovered by Curator's protection
+        }).thenApply(createdStat -> {
+            LockNode node = new LockNode(request, lockPath, created.join().getName(), createdStat.getCzxid(),
+                    createdStat.getEphemeralOwner());
+            registry.register(node);
+            return node;
+        }).thenCompose(node -> listed.handle((event, error) -> {
+            List<String> children = (error == null) ? event.getChildren() : null;
+            // Not listed when the parent had to be made first (or the create was retried): list again then.
+            return new Created(node, children != null && children.contains(node.name) ? children : null);
+        }));
     }
 
     /** @return the children of the node's lock */
-    List<String> list(LockNode node, long deadline, String what) {
-        List<String> children = calls.await(calls.send(cb -> client.getChildren().inBackground(cb)
-                .forPath(node.lockPath), what), deadline, what, Code.NONODE).getChildren();
-        return children != null ? children : List.of();
+    CompletableFuture<List<String>> list(LockNode node, String what) {
+        return calls.send(cb -> client.getChildren().inBackground(cb).forPath(node.lockPath), what, Code.NONODE)
+                .thenApply(event -> event.getChildren() != null ? event.getChildren() : List.of());
     }
 
     /**
@@ -95,24 +88,26 @@ final class LockNodeCalls {
      *
      * @return false when the predecessor is already gone
      */
-    boolean watchPredecessor(LockNode node, String predecessor, long deadline, String what) {
+    CompletableFuture<Boolean> watchPredecessor(LockNode node, String predecessor, String what) {
         registry.waitOn(node, predecessor);
-        CuratorEvent event = calls.await(calls.send(cb -> client.getData().usingWatcher(registry).inBackground(cb)
-                .forPath(predecessor), what), deadline, what, Code.NONODE);
-        if (event.getResultCode() == Code.NONODE.intValue()) {
-            registry.stopWaiting(node);
-            return false;
-        }
-        return true;
+        return calls.send(cb -> client.getData().usingWatcher(registry).inBackground(cb).forPath(predecessor), what,
+                Code.NONODE).thenApply(event -> {
+                    if (event.getResultCode() == Code.NONODE.intValue()) {
+                        registry.stopWaiting(node);
+                        return false;
+                    }
+                    return true;
+                });
     }
 
-    private Stat stat(String path, long deadline, String what) {
-        Stat stat = calls.await(calls.send(cb -> client.checkExists().inBackground(cb).forPath(path), what),
-                deadline, what).getStat();
-        if (stat == null) {
-            throw new LockUnavailableException("The new lock node vanished at once: cannot " + what);
-        }
-        return stat;
+    private CompletableFuture<Stat> stat(String path, String what) {
+        return calls.send(cb -> client.checkExists().inBackground(cb).forPath(path), what).thenApply(event -> {
+            Stat stat = event.getStat();
+            if (stat == null) {
+                throw new LockUnavailableException("The new lock node vanished at once: cannot " + what);
+            }
+            return stat;
+        });
     }
 
     /**
@@ -121,8 +116,8 @@ final class LockNodeCalls {
      */
     void watchHeld(LockNode node) {
         String path = node.path;
-        calls.send(cb -> client.getData().usingWatcher(registry).inBackground(cb).forPath(path), "watch " + path)
-                .thenAccept(event -> {
+        calls.send(cb -> client.getData().usingWatcher(registry).inBackground(cb).forPath(path), "watch " + path,
+                Code.NONODE).thenAccept(event -> {
                     if (event.getResultCode() == Code.NONODE.intValue()) {
                         registry.deleted(path);
                     }
@@ -130,21 +125,24 @@ final class LockNodeCalls {
     }
 
     /** @return true when the node was deleted, false when it was already gone */
-    boolean delete(String path, long deadline, String what) {
-        CuratorEvent event = calls.await(calls.send(cb -> client.delete().guaranteed().inBackground(cb)
-                .forPath(path), what), deadline, what, Code.NONODE);
-        return event.getResultCode() == Code.OK.intValue();
+    CompletableFuture<Boolean> delete(String path, String what) {
+        return calls.send(cb -> client.delete().guaranteed().inBackground(cb).forPath(path), what, Code.NONODE)
+                .thenApply(event -> event.getResultCode() == Code.OK.intValue());
     }
 
-    /** Deletes a node in the background; Curator keeps trying while the session lives ({@code guaranteed}). */
-    void deleteQuietly(String path) {
-        calls.send(cb -> client.delete().guaranteed().inBackground(cb).forPath(path), "delete " + path)
-                .whenComplete((event, error) -> {
-                    if (error != null || (event.getResultCode() != Code.OK.intValue()
-                            && event.getResultCode() != Code.NONODE.intValue())) {
-                        log.debug("Could not delete lock node {} yet (Curator retries; the session end removes "
-                                + "it otherwise)", path, error);
-                    }
-                });
+    /**
+     * Deletes a node; Curator keeps trying while the session lives ({@code guaranteed}), and the session's end
+     * removes it otherwise.
+     *
+     * @return completes, never exceptionally, when ZooKeeper answered
+     */
+    CompletableFuture<Void> deleteQuietly(String path) {
+        return delete(path, "delete " + path).handle((deleted, error) -> {
+            if (error != null) {
+                log.debug("Could not delete lock node {} yet (Curator retries; the session end removes it "
+                        + "otherwise)", path, error);
+            }
+            return null;
+        });
     }
 }

@@ -29,23 +29,13 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
 
-    private static final StoreEvents NO_EVENTS = new StoreEvents() {
-        @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
-        }
-
-        @Override
-        public void leaseLost(String ownerToken) {
-        }
-    };
-
     private final ConcurrentHashMap<String, LockNode> byOwner = new ConcurrentHashMap<>();
 
     private final ConcurrentHashMap<String, LockNode> byPath = new ConcurrentHashMap<>();
 
     private final ConcurrentHashMap<String, Set<LockNode>> waitersOn = new ConcurrentHashMap<>();
 
-    private volatile StoreEvents events = NO_EVENTS;
+    private volatile StoreEvents events = StoreEvents.NONE;
 
     private volatile boolean suspended;
 
@@ -181,6 +171,6 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
         byOwner.clear();
         byPath.clear();
         waitersOn.clear();
-        events = NO_EVENTS;
+        events = StoreEvents.NONE;
     }
 }

@@ -16,15 +16,27 @@ import org.jspecify.annotations.Nullable;
  * writer), not the herd. When the watched node goes, the waiter looks again — the predecessor may have given up
  * while nodes before it still wait.
  *
- * @param found whether the request's node is among the children at all (false: it is gone)
- * @param granted whether the request holds the lock
- * @param predecessor the child to watch when not granted
+ * @param standing where the request's node stands
+ * @param predecessor the child to watch when {@link Standing#WAITING}
  */
-record QueuePosition(boolean found, boolean granted, @Nullable String predecessor) {
+record QueuePosition(Standing standing, @Nullable String predecessor) {
 
-    private static final QueuePosition GONE = new QueuePosition(false, false, null);
+    /** Where a request's node stands in its lock's line. */
+    enum Standing {
 
-    private static final QueuePosition GRANTED = new QueuePosition(true, true, null);
+        /** The node is not among the children: it is gone (deleted behind the request's back). */
+        GONE,
+
+        /** The request holds the lock. */
+        GRANTED,
+
+        /** The request waits for {@link QueuePosition#predecessor()}. */
+        WAITING
+    }
+
+    private static final QueuePosition GONE = new QueuePosition(Standing.GONE, null);
+
+    private static final QueuePosition GRANTED = new QueuePosition(Standing.GRANTED, null);
 
     /**
      * @param children the children of the lock node, in any order
@@ -54,6 +66,6 @@ record QueuePosition(boolean found, boolean granted, @Nullable String predecesso
         if (!found) {
             return GONE;
         }
-        return blocker == null ? GRANTED : new QueuePosition(true, false, blocker);
+        return blocker == null ? GRANTED : new QueuePosition(Standing.WAITING, blocker);
     }
 }

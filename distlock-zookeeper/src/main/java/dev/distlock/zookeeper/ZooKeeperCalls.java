@@ -1,9 +1,6 @@
 package dev.distlock.zookeeper;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import dev.distlock.LockUnavailableException;
 import org.apache.curator.framework.CuratorFramework;
@@ -13,24 +10,17 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException.Code;
 
 /**
- * Every ZooKeeper call of the lock path goes through here: sent in the background (Curator's asynchronous API) and
- * awaited for at most {@code distlock.command-timeout}, so that no caller waits on Curator's own retries longer
- * than that; a client without a connection fails closed without sending anything.
+ * Every ZooKeeper call of the lock path goes through here: sent in the background (Curator's asynchronous API), its
+ * outcome a stage completed on Curator's event thread. The engine bounds the wait; a client that is not started (or
+ * closed) fails at once, a client without a connection sends anyway (Curator waits for the connection and retries
+ * within its own connection timeout).
  */
 final class ZooKeeperCalls {
 
     private final CuratorFramework client;
 
-    private final long timeoutMillis;
-
-    ZooKeeperCalls(CuratorFramework client, long timeoutMillis) {
+    ZooKeeperCalls(CuratorFramework client) {
         this.client = client;
-        this.timeoutMillis = timeoutMillis;
-    }
-
-    /** @return a deadline for a call started now */
-    long deadline() {
-        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     }
 
     /** @return whether the client has a live connection to the ensemble now */
@@ -48,35 +38,6 @@ final class ZooKeeperCalls {
         }
     }
 
-    /**
-     * Waits until the client is connected, at most until the deadline.
-     *
-     * @throws LockUnavailableException when it is not (ensemble down, client not started or closed)
-     */
-    void requireConnected(long deadline, String what) {
-        CuratorFrameworkState state = client.getState();
-        if (state != CuratorFrameworkState.STARTED) {
-            throw new LockUnavailableException("The ZooKeeper client (CuratorFramework) is " + state
-                    + " (not started or closed): cannot " + what);
-        }
-        if (client.getZookeeperClient().isConnected()) {
-            return;
-        }
-        try {
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left > 0 && client.blockUntilConnected((int) left, TimeUnit.MILLISECONDS)) {
-                return;
-            }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException("Interrupted while waiting for ZooKeeper to " + what, ex);
-        }
-        throw new LockUnavailableException("Not connected to ZooKeeper (" + client.getZookeeperClient()
-                .getCurrentConnectionString() + ") within distlock.command-timeout (" + timeoutMillis
-                + " ms): cannot " + what);
-    }
-
     /** A background call on its way. */
     interface Call {
         /** Sends the call; Curator reports its outcome to the callback. */
@@ -86,12 +47,29 @@ final class ZooKeeperCalls {
     /**
      * @param call the call
      * @param what what it does, for messages
-     * @return its outcome, completed on Curator's event thread (or exceptionally when it could not be sent)
+     * @param accepted result codes besides OK that the caller handles
+     * @return its outcome, completed on Curator's event thread; exceptionally with a
+     *         {@link LockUnavailableException} when the client is not started, the call could not be sent, or
+     *         ZooKeeper answered any other result code
      */
-    CompletableFuture<CuratorEvent> send(Call call, String what) {
+    CompletableFuture<CuratorEvent> send(Call call, String what, Code... accepted) {
         CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+        CuratorFrameworkState state = client.getState();
+        if (state != CuratorFrameworkState.STARTED) {
+            reply.completeExceptionally(new LockUnavailableException("The ZooKeeper client (CuratorFramework) is "
+                    + state + " (not started or closed): cannot " + what));
+            return reply;
+        }
         try {
-            call.send((c, event) -> reply.complete(event));
+            call.send((c, event) -> {
+                if (isAccepted(Code.get(event.getResultCode()), accepted)) {
+                    reply.complete(event);
+                }
+                else {
+                    reply.completeExceptionally(new LockUnavailableException("ZooKeeper answered "
+                            + Code.get(event.getResultCode()) + ": cannot " + what));
+                }
+            });
         }
         catch (Exception ex) {
             reply.completeExceptionally(new LockUnavailableException("ZooKeeper call failed: cannot " + what
@@ -100,40 +78,15 @@ final class ZooKeeperCalls {
         return reply;
     }
 
-    /**
-     * Waits for an outcome until the deadline.
-     *
-     * @param accepted result codes besides OK that the caller handles
-     * @return the event
-     * @throws LockUnavailableException on a timeout or any other result code
-     */
-    CuratorEvent await(CompletableFuture<CuratorEvent> reply, long deadline, String what, Code... accepted) {
-        CuratorEvent event;
-        try {
-            event = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        }
-        catch (TimeoutException ex) {
-            throw new LockUnavailableException("ZooKeeper did not answer within distlock.command-timeout ("
-                    + timeoutMillis + " ms): cannot " + what, ex);
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
-            throw cause instanceof LockUnavailableException unavailable ? unavailable
-                    : new LockUnavailableException("ZooKeeper call failed: cannot " + what, cause);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException("Interrupted while waiting for ZooKeeper to " + what, ex);
-        }
-        Code code = Code.get(event.getResultCode());
+    private static boolean isAccepted(Code code, Code[] accepted) {
         if (code == Code.OK) {
-            return event;
+            return true;
         }
         for (Code expected : accepted) {
             if (code == expected) {
-                return event;
+                return true;
             }
         }
-        throw new LockUnavailableException("ZooKeeper answered " + code + ": cannot " + what);
+        return false;
     }
 }

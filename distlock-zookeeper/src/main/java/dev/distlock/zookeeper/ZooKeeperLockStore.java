@@ -1,9 +1,10 @@
 package dev.distlock.zookeeper;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,6 +21,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException.Code;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * would start again from 0.</li>
  * <li>The lease is the session: nothing is renewed; a suspended connection makes {@link #isHeld} false at once, a
  * lost session loses every lease ({@link NodeRegistry}).</li>
- * <li>Every call is bounded by {@code distlock.command-timeout}; a request that failed is undone.</li>
+ * <li>Every call answers asynchronously, on Curator's background API; the engine bounds the wait by
+ * {@code distlock.command-timeout} and undoes an attempt that failed or answered late with {@link #cancel}, which
+ * deletes the request's node.</li>
  * </ul>
  */
 public class ZooKeeperLockStore implements LockStore {
@@ -44,6 +48,9 @@ public class ZooKeeperLockStore implements LockStore {
 
     /** A waiter watches its predecessor; this only bounds the engine's fallback re-check. */
     private static final long RECHECK_MILLIS = 500;
+
+    /** Rounds of one attempt (a node deleted behind its back, a predecessor gone meanwhile) before it answers busy. */
+    private static final int MAX_ROUNDS = 8;
 
     private final CuratorFramework client;
 
@@ -73,7 +80,7 @@ public class ZooKeeperLockStore implements LockStore {
         this.client = client;
         this.config = config;
         this.ownsClient = ownsClient;
-        this.calls = new ZooKeeperCalls(client, config.commandTimeout().toMillis());
+        this.calls = new ZooKeeperCalls(client);
         this.registry = new NodeRegistry(calls::currentSession);
         this.nodes = new LockNodeCalls(client, calls, registry, config.basePath());
     }
@@ -126,84 +133,90 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
-    public Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        String what = "acquire '" + request.name() + "'";
-        long deadline = calls.deadline();
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockNode node = registry.byOwner(request.ownerToken());
         long session = calls.currentSession();
         if (node != null && session != 0 && node.sessionId != session) {
             registry.forget(node); // made in a session that ended: ZooKeeper deleted it
             node = null;
         }
-        try {
-            calls.requireConnected(deadline, what);
-            List<String> children = null;
-            for (int round = 0; round < 8; round++) {
-                if (node == null) {
-                    LockNodeCalls.Created created = nodes.create(request, deadline, what);
-                    node = created.node();
-                    children = created.children();
-                }
-                if (children == null) {
-                    children = nodes.list(node, deadline, what);
-                }
-                QueuePosition position = QueuePosition.of(children, node.name, request.shared());
-                if (!position.found()) { // deleted behind our back while waiting: queue again
-                    registry.forget(node);
-                    node = null;
-                    children = null;
-                    continue;
-                }
-                if (position.granted()) {
-                    return grant(node, deadline, what);
-                }
-                if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
-                    cancel(request);
-                    return Attempt.busy(RECHECK_MILLIS);
-                }
-                if (nodes.watchPredecessor(node, node.lockPath + "/" + position.predecessor(), deadline, what)) {
-                    return Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis));
-                }
-                children = null; // the predecessor went meanwhile: look again
-            }
-            return Attempt.busy(1);
-        }
-        catch (RuntimeException ex) {
-            // The engine gives the request up: a node left in line would block everyone behind it for as long
-            // as this session lives (the delete is retried once the connection is back).
-            cancel(request);
-            throw ex;
-        }
+        // A failed attempt leaves its node in line; the engine's cancel, chained after it, deletes it.
+        return attempt(request, remainingWaitMillis, node, null, 0);
     }
 
-    private Attempt grant(LockNode node, long deadline, String what) {
+    /**
+     * One round: queue (once), look where the node stands, and hold, leave the line or watch the predecessor. A
+     * round starts again when the node was deleted behind the request's back or its predecessor went meanwhile.
+     */
+    private CompletableFuture<Attempt> attempt(LockRequest request, long remainingWaitMillis,
+            @Nullable LockNode known, @Nullable List<String> knownChildren, int round) {
+        if (round == MAX_ROUNDS) {
+            return CompletableFuture.completedFuture(Attempt.busy(1));
+        }
+        String what = "acquire '" + request.name() + "'";
+        CompletableFuture<LockNodeCalls.Created> queued = (known != null)
+                ? CompletableFuture.completedFuture(new LockNodeCalls.Created(known, knownChildren))
+                : nodes.create(request, what);
+        return queued.thenCompose(created -> {
+            LockNode node = created.node();
+            List<String> listed = created.children();
+            CompletableFuture<List<String>> children = (listed != null) ? CompletableFuture.completedFuture(listed)
+                    : nodes.list(node, what);
+            return children.thenCompose(current -> {
+                QueuePosition position = QueuePosition.of(current, node.name, request.shared());
+                return switch (position.standing()) {
+                    case GONE -> { // deleted behind our back while waiting: queue again
+                        registry.forget(node);
+                        yield attempt(request, remainingWaitMillis, null, null, round + 1);
+                    }
+                    case GRANTED -> CompletableFuture.completedFuture(grant(node, what));
+                    case WAITING -> wait(request, remainingWaitMillis, node,
+                            node.lockPath + "/" + position.predecessor(), round);
+                };
+            });
+        });
+    }
+
+    private CompletableFuture<Attempt> wait(LockRequest request, long remainingWaitMillis, LockNode node,
+            String predecessor, int round) {
+        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
+            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
+        }
+        return nodes.watchPredecessor(node, predecessor, "acquire '" + request.name() + "'")
+                .thenCompose(watching -> watching
+                        ? CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)))
+                        : attempt(request, remainingWaitMillis, node, null, round + 1)); // it went: look again
+    }
+
+    private Attempt grant(LockNode node, String what) {
         if (registry.byOwner(node.owner()) != node) {
             throw new LockUnavailableException("The ZooKeeper session ended during the attempt: cannot " + what);
         }
-        long token = node.czxid;
         registry.stopWaiting(node);
         node.held = true;
         nodes.watchHeld(node);
-        return Attempt.acquired(token);
+        return Attempt.acquired(node.czxid);
     }
 
+    /** Deletes the request's node, waiting or held. */
     @Override
-    public void cancel(LockRequest request) {
+    public CompletionStage<Void> cancel(LockRequest request) {
         LockNode node = registry.byOwner(request.ownerToken());
         if (node != null && registry.forget(node)) {
-            nodes.deleteQuietly(node.path);
+            return nodes.deleteQuietly(node.path);
         }
+        return CompletableFuture.completedFuture(null);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
+    public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
         LockNode node = registry.byOwner(request.ownerToken());
         if (node == null || !node.held || !registry.forget(node)) {
-            return ReleaseResult.EXPIRED; // lost with its session, or deleted
+            return CompletableFuture.completedFuture(ReleaseResult.EXPIRED); // lost with its session, or deleted
         }
-        String what = "release '" + request.name() + "'";
-        return nodes.delete(node.path, calls.deadline(), what) ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+        return nodes.delete(node.path, "release '" + request.name() + "'")
+                .thenApply(deleted -> deleted ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
     /** @return false: a lease lasts as long as the ZooKeeper session, nothing is renewed */
@@ -213,8 +226,9 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
-    public List<RenewalResult> renew(List<? extends Lease> leases) {
-        return leases.stream().map(lease -> isHeld(lease) ? RenewalResult.RENEWED : RenewalResult.LOST).toList();
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        return CompletableFuture.completedFuture(leases.stream()
+                .map(lease -> isHeld(lease) ? RenewalResult.RENEWED : RenewalResult.LOST).toList());
     }
 
     /** @return false while the session is suspended, and once the node is known gone */
@@ -225,29 +239,28 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
-    public StoreHealth health(Duration timeout) {
+    public CompletionStage<StoreHealth> health() {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("connectString", client.getZookeeperClient().getCurrentConnectionString());
         details.put("basePath", config.basePath());
         if (!calls.connected()) {
             details.put("zookeeper", "DOWN");
             details.put("error", "not connected to the ensemble (client " + client.getState() + ")");
-            return new StoreHealth(false, details);
+            return CompletableFuture.completedFuture(new StoreHealth(false, details));
         }
         long start = System.nanoTime();
-        try {
-            calls.await(calls.send(cb -> client.checkExists().inBackground(cb).forPath(config.basePath()),
-                    "check"), start + timeout.toNanos(), "check " + config.basePath(), Code.NONODE);
-            details.put("zookeeper", "UP");
-            details.put("checkMillis", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-            details.put("nodes", registry.size());
-            return new StoreHealth(true, details);
-        }
-        catch (LockUnavailableException ex) {
-            details.put("zookeeper", "DOWN");
-            details.put("error", String.valueOf(ex.getMessage()));
-            return new StoreHealth(false, details);
-        }
+        return calls.send(cb -> client.checkExists().inBackground(cb).forPath(config.basePath()),
+                "check " + config.basePath(), Code.NONODE).handle((event, error) -> {
+                    if (error != null) {
+                        details.put("zookeeper", "DOWN");
+                        details.put("error", String.valueOf(error.getMessage()));
+                        return new StoreHealth(false, details);
+                    }
+                    details.put("zookeeper", "UP");
+                    details.put("checkMillis", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                    details.put("nodes", registry.size());
+                    return new StoreHealth(true, details);
+                });
     }
 
     @Override

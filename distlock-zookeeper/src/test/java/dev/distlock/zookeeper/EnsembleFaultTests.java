@@ -136,7 +136,7 @@ class EnsembleFaultTests {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).as("bounded by distlock.command-timeout (1 s)")
                 .isLessThan(Duration.ofMillis(2500));
         assertThat(ran).isFalse();
-        assertThat(nodes.store(a).health(Duration.ofMillis(500)).up()).isFalse();
+        assertThat(a.storeHealth(Duration.ofMillis(500)).up()).isFalse();
         for (InstanceSpec spec : two) {
             cluster.restartServer(spec);
         }

@@ -3,6 +3,7 @@ package dev.distlock.zookeeper;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.zookeeper.QueuePosition.Standing;
 import org.apache.zookeeper.common.PathUtils;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +46,7 @@ class LockPathsTests {
     void exclusiveWaitsForItsPredecessorAndReadersOnlyForTheNearestEarlierWriter() {
         List<String> children = List.of("x-__READ__0000000003", "x-__WRIT__0000000001", "x-__READ__0000000002",
                 "x-__WRIT__0000000004", "x-__READ__0000000005", "junk");
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000001", false).granted()).isTrue();
+        assertThat(QueuePosition.of(children, "x-__WRIT__0000000001", false).standing()).isEqualTo(Standing.GRANTED);
         assertThat(QueuePosition.of(children, "x-__READ__0000000002", true).predecessor())
                 .isEqualTo("x-__WRIT__0000000001");
         assertThat(QueuePosition.of(children, "x-__WRIT__0000000004", false).predecessor())
@@ -53,8 +54,8 @@ class LockPathsTests {
         assertThat(QueuePosition.of(children, "x-__READ__0000000005", true).predecessor())
                 .isEqualTo("x-__WRIT__0000000004");
         assertThat(QueuePosition.of(List.of("x-__READ__0000000002", "x-__READ__0000000003"),
-                "x-__READ__0000000003", true).granted()).isTrue();
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000009", false).found()).isFalse();
+                "x-__READ__0000000003", true).standing()).isEqualTo(Standing.GRANTED);
+        assertThat(QueuePosition.of(children, "x-__WRIT__0000000009", false).standing()).isEqualTo(Standing.GONE);
     }
 
     @Test

@@ -213,14 +213,14 @@ class ZooKeeperLockStoreTests {
         server.stop();
         try {
             await().atMost(Duration.ofSeconds(2)).until(() -> !handle.isHeld());
-            assertThat(nodes.store(a).health(Duration.ofMillis(300)).up()).isFalse();
+            assertThat(a.storeHealth(Duration.ofMillis(300)).up()).isFalse();
         }
         finally {
             server.restart();
         }
         await().atMost(Duration.ofSeconds(10)).until(handle::isHeld);
         assertThat(lost).as("the session survived: no lease was lost").hasValue(0);
-        assertThat(nodes.store(a).health(Duration.ofSeconds(2)).up()).isTrue();
+        assertThat(a.storeHealth(Duration.ofSeconds(2)).up()).isTrue();
         handle.unlock();
         assertThat(line("suspended")).isEmpty();
     }

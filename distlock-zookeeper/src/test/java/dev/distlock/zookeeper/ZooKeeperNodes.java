@@ -43,7 +43,8 @@ final class ZooKeeperNodes implements AutoCloseable {
         }
         CountingLockStore counting = new CountingLockStore(store);
         StoreLockService service = new StoreLockService(counting,
-                LockConfig.defaults().withWaitTime(Duration.ofSeconds(10)), listener);
+                LockConfig.defaults().withWaitTime(Duration.ofSeconds(10)).withCommandTimeout(config.commandTimeout()),
+                listener);
         service.start();
         services.add(service);
         stores.put(service, store);
