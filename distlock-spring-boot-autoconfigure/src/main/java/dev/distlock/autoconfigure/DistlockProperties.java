@@ -66,7 +66,7 @@ public record DistlockProperties(
      * validated by the store's own configuration when its bean is created.
      */
     public DistlockProperties {
-        toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff);
+        toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout);
         if (keyPrefix == null || keyPrefix.isBlank()) {
             throw new IllegalArgumentException("distlock.key-prefix must not be blank");
         }
@@ -77,11 +77,11 @@ public record DistlockProperties(
 
     /** @return the engine settings these properties describe */
     public LockConfig toLockConfig() {
-        return toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff);
+        return toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout);
     }
 
     private static LockConfig toLockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost,
-            LocalHandOff localHandOff) {
+            LocalHandOff localHandOff, Duration commandTimeout) {
         return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOff.maxCount(), localHandOff.maxTime(),
                 commandTimeout);
     }
