@@ -2,16 +2,15 @@ package dev.distlock.benchmarks;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.LockListener;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
-import dev.distlock.spi.LockListener;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * distlock's programmatic {@code LockService} ({@link StoreLockService} on a {@link RedisLockStore}) on a default

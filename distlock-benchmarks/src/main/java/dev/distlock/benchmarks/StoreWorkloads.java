@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.distlock.LockHandle;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 
 /**
  * Workload S: distlock's engine ({@link StoreLockService}, the same settings for every store) on each of its stores,

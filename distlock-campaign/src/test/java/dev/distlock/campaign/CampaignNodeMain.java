@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.listener.CompositeLockListener;
 
 /**
  * A campaign node in a JVM of its own (a {@link dev.distlock.test.HolderJvm}): runs {@link LockLoop}s on a store

@@ -14,7 +14,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 
 /**
  * One worker of a node: takes a random lock name with a random wait, holds it (mostly for milliseconds, sometimes

@@ -7,11 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.distlock.core.HeldLockInfo;
+import dev.distlock.core.HeldLockRegistry;
+import dev.distlock.core.WatchdogStatus;
 import dev.distlock.metrics.LockTags;
-import dev.distlock.spi.HeldLockInfo;
-import dev.distlock.spi.HeldLockRegistry;
-import dev.distlock.spi.WatchdogStatus;
-
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

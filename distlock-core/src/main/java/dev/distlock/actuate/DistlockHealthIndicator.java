@@ -9,11 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.distlock.spi.HeldLockRegistry;
+import dev.distlock.core.HeldLockRegistry;
+import dev.distlock.core.WatchdogStatus;
 import dev.distlock.spi.StoreHealth;
-import dev.distlock.spi.WatchdogStatus;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 

@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.spi.HeldLockInfo;
 
 /**
  * The leases this instance holds, from acquisition until release, loss or expiry: what the actuator lists, what a

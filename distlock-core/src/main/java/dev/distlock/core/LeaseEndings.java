@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.OnLeaseLost;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -8,10 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LockHandle;
-import dev.distlock.spi.HeldLockInfo;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
-
 import org.jspecify.annotations.Nullable;
 
 /**

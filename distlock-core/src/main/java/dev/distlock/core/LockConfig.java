@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.Objects;
 
 import dev.distlock.OnLeaseLost;
-import dev.distlock.spi.LockDefaults;
-
 import org.springframework.boot.convert.DurationStyle;
 
 /**

@@ -12,9 +12,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.RenewalResult;
-import dev.distlock.spi.WatchdogStatus;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

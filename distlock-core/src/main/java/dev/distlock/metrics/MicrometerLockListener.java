@@ -7,9 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
-import dev.distlock.spi.AcquireEvent;
-import dev.distlock.spi.AcquireResult;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.AcquireEvent;
+import dev.distlock.listener.AcquireResult;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import io.micrometer.core.instrument.Counter;

@@ -4,8 +4,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.distlock.LockHandle;
-import dev.distlock.spi.AcquireEvent;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.AcquireEvent;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;

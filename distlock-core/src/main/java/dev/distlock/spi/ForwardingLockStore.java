@@ -4,14 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
-import dev.distlock.spi.Attempt;
-import dev.distlock.spi.Lease;
-import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.LockStore;
-import dev.distlock.spi.ReleaseResult;
-import dev.distlock.spi.RenewalResult;
-import dev.distlock.spi.StoreEvents;
-import dev.distlock.spi.StoreHealth;
 
 /**
  * A {@link LockStore} that forwards every call to another: the base for stores that add a feature by wrapping one

@@ -1,7 +1,8 @@
 /**
- * Extension points of the lock engine: the store SPI ({@link dev.distlock.spi.LockStore}) that a Redis, JDBC or
- * ZooKeeper store implements, event callbacks for metrics and tracing ({@link dev.distlock.spi.LockListener}), and
- * a read-only view of the locks this instance holds for the actuator endpoint and health.
+ * The store SPI: what a lock store implements ({@link dev.distlock.spi.LockStore}) and what it receives or answers
+ * (requests, leases, attempts, results, health, the events it reports). Only store authors need this package;
+ * features that combine stores wrap them through it ({@link dev.distlock.spi.ForwardingLockStore},
+ * {@link dev.distlock.quorum.QuorumLockStore}).
  */
 @NullMarked
 package dev.distlock.spi;

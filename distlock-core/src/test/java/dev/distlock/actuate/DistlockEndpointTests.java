@@ -8,10 +8,10 @@ import java.util.List;
 
 import dev.distlock.actuate.DistlockEndpoint.DistlockDescriptor;
 import dev.distlock.actuate.DistlockEndpoint.HeldLockDescriptor;
-import dev.distlock.spi.HeldLockInfo;
-import dev.distlock.spi.HeldLockRegistry;
+import dev.distlock.core.HeldLockInfo;
+import dev.distlock.core.HeldLockRegistry;
+import dev.distlock.core.WatchdogStatus;
 import dev.distlock.spi.StoreHealth;
-import dev.distlock.spi.WatchdogStatus;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

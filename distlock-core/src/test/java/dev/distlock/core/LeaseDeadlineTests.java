@@ -1,7 +1,5 @@
 package dev.distlock.core;
 
-import dev.distlock.spi.ForwardingLockStore;
-import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,10 +11,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.LockHandle;
-import dev.distlock.core.LockConfig;
-import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.LockListener;
+import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
-import dev.distlock.spi.LockListener;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.RenewalResult;
 import org.junit.jupiter.api.AfterEach;

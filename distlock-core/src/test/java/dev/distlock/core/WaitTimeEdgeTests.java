@@ -9,11 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.listener.AcquireEvent;
+import dev.distlock.listener.AcquireResult;
+import dev.distlock.listener.CompositeLockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.memory.InMemoryLockStore;
-import dev.distlock.spi.AcquireEvent;
-import dev.distlock.spi.AcquireResult;
-import dev.distlock.spi.CompositeLockListener;
-import dev.distlock.spi.LockListener;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

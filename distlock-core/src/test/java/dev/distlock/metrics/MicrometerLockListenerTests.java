@@ -3,8 +3,8 @@ package dev.distlock.metrics;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.spi.AcquireEvent;
-import dev.distlock.spi.AcquireResult;
+import dev.distlock.listener.AcquireEvent;
+import dev.distlock.listener.AcquireResult;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import io.micrometer.core.instrument.Counter;
@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Unit tests of the mapping from engine events to the meters of DESIGN.md §5, calling the listener directly.
- * The same meters are checked end to end against a real Redis in {@code MetricsRedisTests}.
+ * Unit tests of the mapping from engine events to the meters of the README's Observability table, calling the
+ * listener directly. The same meters are checked end to end against a real Redis in {@code MetricsRedisTests}.
  */
 class MicrometerLockListenerTests {
 

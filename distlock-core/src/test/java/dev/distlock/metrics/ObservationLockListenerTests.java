@@ -3,7 +3,7 @@ package dev.distlock.metrics;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.distlock.spi.AcquireEvent;
+import dev.distlock.listener.AcquireEvent;
 import dev.distlock.spi.ReleaseResult;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;

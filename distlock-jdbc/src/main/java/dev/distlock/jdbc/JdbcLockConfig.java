@@ -3,9 +3,8 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
-import dev.distlock.spi.LockDefaults;
+import dev.distlock.core.LockDefaults;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -32,7 +31,10 @@ public record JdbcLockConfig(String tableName, Duration commandTimeout, Duration
     /** The least default retention of a free row (before {@link #DEFAULTS}, which uses it). */
     private static final Duration MIN_DEFAULT_ROW_RETENTION = Duration.ofMinutes(1);
 
-    private static final JdbcLockConfig DEFAULTS = new JdbcLockConfig(LockDefaults.JDBC_TABLE_NAME,
+    /** The default of {@code distlock.jdbc.table-name}. */
+    public static final String DEFAULT_TABLE_NAME = "distlock_lock";
+
+    private static final JdbcLockConfig DEFAULTS = new JdbcLockConfig(DEFAULT_TABLE_NAME,
             DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
 
     /**

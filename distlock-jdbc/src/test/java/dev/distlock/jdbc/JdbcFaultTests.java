@@ -15,14 +15,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.test.LockHistory;
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

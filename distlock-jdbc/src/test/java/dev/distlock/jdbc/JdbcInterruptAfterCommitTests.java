@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import javax.sql.DataSource;
 
 import dev.distlock.LockHandle;
@@ -19,8 +18,8 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.Attempt;
-import dev.distlock.spi.LockListener;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

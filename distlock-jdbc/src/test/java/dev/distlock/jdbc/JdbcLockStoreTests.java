@@ -15,18 +15,18 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockOptions;
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.Attempt;
-import dev.distlock.spi.LockListener;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
+import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
-import dev.distlock.spi.LockDefaults;
-
+import dev.distlock.core.LockDefaults;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -21,9 +20,15 @@ import org.springframework.boot.convert.DurationStyle;
 public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
         Duration replicationTimeout) {
 
+    /** The default of {@code distlock.replication.min-replicas}. */
+    public static final String DEFAULT_MIN_REPLICAS = "auto";
+
+    /** The default of {@code distlock.replication.timeout}. */
+    public static final String DEFAULT_REPLICATION_TIMEOUT = "1s";
+
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
-            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT), MinReplicas.parse(LockDefaults.MIN_REPLICAS),
-            DurationStyle.detectAndParse(LockDefaults.REPLICATION_TIMEOUT));
+            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT), MinReplicas.parse(DEFAULT_MIN_REPLICAS),
+            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT));
 
     /**
      * Validates the settings.

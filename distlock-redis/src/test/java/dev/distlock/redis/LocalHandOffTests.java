@@ -27,12 +27,12 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.listener.CompositeLockListener;
+import dev.distlock.listener.LockListener;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
-import dev.distlock.spi.LockListener;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.test.CountingLockStore;
-import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.test.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +40,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -10,9 +10,9 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.metrics.MicrometerLockListener;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
+import dev.distlock.metrics.MicrometerLockListener;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The meters of DESIGN.md §5 recorded by the real engine against a real Redis: every acquire and release outcome,
- * lease loss, renewals, and the cardinality rule.
+ * The meters of the README's Observability table recorded by the real engine against a real Redis: every acquire
+ * and release outcome, lease loss, renewals, and the cardinality rule.
  */
 class MetricsRedisTests {
 

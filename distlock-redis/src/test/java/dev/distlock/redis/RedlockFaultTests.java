@@ -24,7 +24,7 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerGroup;
 import dev.distlock.embedded.RedisTopologies;
-import dev.distlock.spi.CompositeLockListener;
+import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.test.LockHistory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;

@@ -4,16 +4,15 @@ import java.time.Duration;
 
 import dev.distlock.actuate.DistlockEndpoint;
 import dev.distlock.actuate.DistlockHealthIndicator;
-import dev.distlock.spi.HeldLockRegistry;
-import dev.distlock.spi.LockDefaults;
-
+import dev.distlock.core.HeldLockRegistry;
+import dev.distlock.core.LockDefaults;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

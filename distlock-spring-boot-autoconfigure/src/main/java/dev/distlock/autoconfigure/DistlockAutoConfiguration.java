@@ -4,10 +4,9 @@ import java.time.Duration;
 
 import dev.distlock.LockService;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.CompositeLockListener;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.CompositeLockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.LockStore;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -5,7 +5,6 @@ import dev.distlock.metrics.ObservationLockListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.observation.ObservationRegistry;
-
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,7 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Metrics and tracing of distlock, as {@link dev.distlock.spi.LockListener} beans that the engine picks up.
+ * Metrics and tracing of distlock, as {@link dev.distlock.listener.LockListener} beans that the engine picks up.
  * <ul>
  * <li>{@link MicrometerLockListener} when a {@link MeterRegistry} bean exists: the meters {@code distlock.acquire},
  * {@code distlock.held}, {@code distlock.release}, {@code distlock.lease.lost} and {@code distlock.renewal}.</li>

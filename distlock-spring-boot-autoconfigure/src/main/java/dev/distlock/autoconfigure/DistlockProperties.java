@@ -5,9 +5,11 @@ import java.util.List;
 
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
-import dev.distlock.spi.LockDefaults;
+import dev.distlock.core.LockDefaults;
+import dev.distlock.jdbc.JdbcLockConfig;
+import dev.distlock.redis.RedisLockConfig;
+import dev.distlock.zookeeper.ZooKeeperLockConfig;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
@@ -102,8 +104,8 @@ public record DistlockProperties(
      *        does not wait.
      * @param timeout How long an acquire or renewal waits for the replica acknowledgements.
      */
-    public record Replication(@DefaultValue(LockDefaults.MIN_REPLICAS) String minReplicas,
-            @DefaultValue(LockDefaults.REPLICATION_TIMEOUT) Duration timeout) {
+    public record Replication(@DefaultValue(RedisLockConfig.DEFAULT_MIN_REPLICAS) String minReplicas,
+            @DefaultValue(RedisLockConfig.DEFAULT_REPLICATION_TIMEOUT) Duration timeout) {
     }
 
     /**
@@ -118,7 +120,7 @@ public record DistlockProperties(
      * @param initializeSchema When to create the table: 'embedded' (an embedded database only), 'always' or
      *        'never', as Spring Boot's own schema initializers.
      */
-    public record Jdbc(@DefaultValue(LockDefaults.JDBC_TABLE_NAME) String tableName,
+    public record Jdbc(@DefaultValue(JdbcLockConfig.DEFAULT_TABLE_NAME) String tableName,
             @DefaultValue("embedded") DatabaseInitializationMode initializeSchema) {
     }
 
@@ -127,8 +129,8 @@ public record DistlockProperties(
      * @param basePath Parent node of every lock node.
      * @param sessionTimeout The ZooKeeper session timeout: a holder whose session ends loses its locks.
      */
-    public record Zookeeper(@DefaultValue(LockDefaults.ZOOKEEPER_CONNECT_STRING) String connectString,
-            @DefaultValue(LockDefaults.ZOOKEEPER_BASE_PATH) String basePath,
-            @DefaultValue(LockDefaults.ZOOKEEPER_SESSION_TIMEOUT) Duration sessionTimeout) {
+    public record Zookeeper(@DefaultValue(ZooKeeperLockConfig.DEFAULT_CONNECT_STRING) String connectString,
+            @DefaultValue(ZooKeeperLockConfig.DEFAULT_BASE_PATH) String basePath,
+            @DefaultValue(ZooKeeperLockConfig.DEFAULT_SESSION_TIMEOUT) Duration sessionTimeout) {
     }
 }

@@ -21,7 +21,7 @@ import dev.distlock.embedded.ClusterSlots;
 import dev.distlock.embedded.RedisClusterTopology;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisTopologies;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.test.LockHistory;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +29,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,11 +4,10 @@ import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockMetricsAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.RedisSentinelTopology;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.test.LockHistory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

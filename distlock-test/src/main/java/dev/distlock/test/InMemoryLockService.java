@@ -8,10 +8,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.distlock.LockHandle;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.AcquireEvent;
+import dev.distlock.listener.CompositeLockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.memory.InMemoryLockStore;
-import dev.distlock.spi.AcquireEvent;
-import dev.distlock.spi.CompositeLockListener;
-import dev.distlock.spi.LockListener;
 
 /**
  * A {@link dev.distlock.LockService} for unit and slice tests, without Redis: the real engine (scopes and

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import dev.distlock.LockHandle;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.fail;

@@ -2,9 +2,8 @@ package dev.distlock.zookeeper;
 
 import java.time.Duration;
 
-import dev.distlock.spi.LockDefaults;
+import dev.distlock.core.LockDefaults;
 import org.apache.zookeeper.common.PathUtils;
-
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -21,9 +20,18 @@ import org.springframework.boot.convert.DurationStyle;
 public record ZooKeeperLockConfig(String connectString, String basePath, Duration sessionTimeout,
         Duration commandTimeout) {
 
+    /** The default of {@code distlock.zookeeper.connect-string}. */
+    public static final String DEFAULT_CONNECT_STRING = "localhost:2181";
+
+    /** The default of {@code distlock.zookeeper.base-path}. */
+    public static final String DEFAULT_BASE_PATH = "/distlock";
+
+    /** The default of {@code distlock.zookeeper.session-timeout}. */
+    public static final String DEFAULT_SESSION_TIMEOUT = "30s";
+
     private static final ZooKeeperLockConfig DEFAULTS = new ZooKeeperLockConfig(
-            LockDefaults.ZOOKEEPER_CONNECT_STRING, LockDefaults.ZOOKEEPER_BASE_PATH,
-            DurationStyle.detectAndParse(LockDefaults.ZOOKEEPER_SESSION_TIMEOUT),
+            DEFAULT_CONNECT_STRING, DEFAULT_BASE_PATH,
+            DurationStyle.detectAndParse(DEFAULT_SESSION_TIMEOUT),
             DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
 
     /**

@@ -14,7 +14,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockType;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.LockListener;
+import dev.distlock.listener.LockListener;
 import dev.distlock.test.CountingLockStore;
 
 /**

@@ -33,7 +33,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * Every status code of the HTTP contract (DESIGN.md §6), against a real Redis and the real lock.
+ * Every status code of the sample's HTTP contract (the README's sample section), against a real Redis and the real lock.
  */
 @AutoConfigureMockMvc
 class ProductApiTests extends SampleAppTestSupport {

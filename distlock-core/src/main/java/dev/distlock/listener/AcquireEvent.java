@@ -1,4 +1,4 @@
-package dev.distlock.spi;
+package dev.distlock.listener;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.distlock.spi;
+package dev.distlock.listener;
 
 /**
  * How an acquisition attempt ended. {@link #tag()} is the value of the {@code result} metric tag.

@@ -1,8 +1,10 @@
-package dev.distlock.spi;
+package dev.distlock.listener;
 
 import java.util.List;
 
 import dev.distlock.LockHandle;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

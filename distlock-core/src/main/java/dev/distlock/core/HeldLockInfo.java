@@ -1,4 +1,4 @@
-package dev.distlock.spi;
+package dev.distlock.core;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,9 @@
-package dev.distlock.spi;
+package dev.distlock.core;
 
 import java.time.Duration;
 import java.util.List;
+
+import dev.distlock.spi.StoreHealth;
 
 /**
  * Read-only view of the locks this instance holds, of its watchdog and of its store, for the actuator endpoint and

@@ -1,6 +1,8 @@
-package dev.distlock.spi;
+package dev.distlock.listener;
 
 import dev.distlock.LockHandle;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
 
 /**
  * Callbacks of the lock engine, for metrics, tracing and logging. Every method has a no-op default. The engine
