@@ -9,6 +9,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
+
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 

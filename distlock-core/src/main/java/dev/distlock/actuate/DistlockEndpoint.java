@@ -12,6 +12,7 @@ import dev.distlock.core.HeldLockRegistry;
 import dev.distlock.core.WatchdogStatus;
 import dev.distlock.metrics.LockTags;
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;

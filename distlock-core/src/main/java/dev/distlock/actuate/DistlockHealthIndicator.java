@@ -13,6 +13,7 @@ import dev.distlock.core.HeldLockRegistry;
 import dev.distlock.core.WatchdogStatus;
 import dev.distlock.spi.StoreHealth;
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import dev.distlock.OnLeaseLost;
+
 import org.springframework.boot.convert.DurationStyle;
 
 /**

@@ -12,9 +12,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.distlock.LockException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
@@ -24,6 +21,8 @@ import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreHealth;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine's side of the store boundary, written once for every store: each answer of the {@link LockStore} is

@@ -5,6 +5,7 @@ import java.util.regex.Pattern;
 
 import dev.distlock.core.LockDefaults;
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.convert.DurationStyle;
 
 /**

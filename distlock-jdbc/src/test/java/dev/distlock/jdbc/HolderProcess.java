@@ -2,13 +2,13 @@ package dev.distlock.jdbc;
 
 import java.time.Duration;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
 import dev.distlock.test.HolderJvm;
-import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * A separate JVM that takes a lock in the database and holds it until it is killed; used to show that a crashed

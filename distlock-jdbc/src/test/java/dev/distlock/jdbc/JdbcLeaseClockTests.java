@@ -8,7 +8,6 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;

@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 import java.util.List;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
@@ -10,7 +11,6 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.test.HolderJvm;
 import dev.distlock.test.LockHistory;
-import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,6 +3,7 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import dev.distlock.core.LockDefaults;
+
 import org.springframework.boot.convert.DurationStyle;
 
 /**

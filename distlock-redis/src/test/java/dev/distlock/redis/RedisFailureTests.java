@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -45,8 +46,9 @@ class RedisFailureTests {
 
     private final LockHistory history = new LockHistory();
 
+    /** The engine bounds every store call by the same 300 ms the store's client is set to. */
     private final LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(1))
-            .withLeaseTime(Duration.ofMillis(900));
+            .withLeaseTime(Duration.ofMillis(900)).withCommandTimeout(Duration.ofMillis(300));
 
     private final RedisLockConfig redisConfig = LockNodes.redisConfig("fail")
             .withCommandTimeout(Duration.ofMillis(300));
@@ -140,7 +142,7 @@ class RedisFailureTests {
     @Test
     void unreachableRedisWhileHeldEndsTheLeaseAtItsDeadlineEvenBeforeTheWatchdogNotices() {
         // The watchdog's renewal waits up to 5 s for the paused Redis: isHeld() must not wait for it.
-        StoreLockService a = node(config.withLeaseTime(Duration.ofSeconds(1)),
+        StoreLockService a = node(config.withLeaseTime(Duration.ofSeconds(1)).withCommandTimeout(Duration.ofSeconds(5)),
                 redisConfig.withCommandTimeout(Duration.ofSeconds(5)));
         a.runWithLock("held-paused", () -> {
             LockHandle handle = LockContext.current().orElseThrow();

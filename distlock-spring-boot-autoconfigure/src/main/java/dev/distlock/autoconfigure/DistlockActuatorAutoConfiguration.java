@@ -6,6 +6,7 @@ import dev.distlock.actuate.DistlockEndpoint;
 import dev.distlock.actuate.DistlockHealthIndicator;
 import dev.distlock.core.HeldLockRegistry;
 import dev.distlock.core.LockDefaults;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -7,6 +7,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener;
 import dev.distlock.spi.LockStore;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -10,6 +10,7 @@ import dev.distlock.jdbc.JdbcLockConfig;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.zookeeper.ZooKeeperLockConfig;
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;

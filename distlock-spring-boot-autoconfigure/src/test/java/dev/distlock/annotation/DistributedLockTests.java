@@ -36,15 +36,16 @@ import dev.distlock.listener.LockListener;
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.test.InMemoryLockService;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import reactor.core.Disposable;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import static dev.distlock.test.DistlockAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;

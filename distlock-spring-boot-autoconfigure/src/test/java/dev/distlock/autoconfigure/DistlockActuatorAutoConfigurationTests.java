@@ -4,8 +4,8 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.actuate.DistlockEndpoint;
 import dev.distlock.actuate.DistlockHealthIndicator;
-import dev.distlock.spi.LockStore;
 import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;

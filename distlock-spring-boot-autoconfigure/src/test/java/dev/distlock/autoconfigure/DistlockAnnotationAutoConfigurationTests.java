@@ -16,8 +16,8 @@ import dev.distlock.annotation.DistributedLockMethodValidator;
 import dev.distlock.annotation.LockOperationSource;
 import dev.distlock.annotation.TransactionOrderVerifier;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.spi.LockStore;
 import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

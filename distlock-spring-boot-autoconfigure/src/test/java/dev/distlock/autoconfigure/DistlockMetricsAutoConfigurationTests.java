@@ -2,10 +2,10 @@ package dev.distlock.autoconfigure;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
+import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.metrics.MicrometerLockListener;
 import dev.distlock.metrics.ObservationLockListener;
 import dev.distlock.spi.LockStore;
-import dev.distlock.memory.InMemoryLockStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;

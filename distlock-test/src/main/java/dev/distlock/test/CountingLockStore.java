@@ -1,11 +1,11 @@
 package dev.distlock.test;
 
-import dev.distlock.spi.ForwardingLockStore;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;

@@ -1,6 +1,5 @@
 package dev.distlock.test;
 
-import dev.distlock.memory.InMemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +21,7 @@ import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
+import dev.distlock.memory.InMemoryLockStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

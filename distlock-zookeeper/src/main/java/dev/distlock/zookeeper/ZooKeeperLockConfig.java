@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.distlock.core.LockDefaults;
 import org.apache.zookeeper.common.PathUtils;
+
 import org.springframework.boot.convert.DurationStyle;
 
 /**
