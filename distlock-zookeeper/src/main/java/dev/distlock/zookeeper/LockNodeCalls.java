@@ -58,13 +58,19 @@ final class LockNodeCalls {
                 .inBackground(cb).forPath(lockPath + "/" + LockPaths.nodeName(request.shared()), NO_DATA), what);
         CompletableFuture<CuratorEvent> listed = calls.send(cb -> client.getChildren().inBackground(cb)
                 .forPath(lockPath), what, Code.NONODE);
-        return created.thenCompose(event -> {
+        CompletableFuture<Stat> known = created.thenCompose(event -> {
             Stat createdStat = event.getStat();
             if (createdStat != null && createdStat.getCzxid() != 0) {
                 return CompletableFuture.completedFuture(createdStat);
             }
             return stat(event.getName(), what); // a create recovered by Curator's protection
-        }).thenApply(createdStat -> {
+        });
+        known.whenComplete((createdStat, error) -> {
+            if (error != null) { // a node whose zxid is unknown is never registered, so no cancel could find it
+                created.thenAccept(event -> deleteQuietly(event.getName()));
+            }
+        });
+        return known.thenApply(createdStat -> {
             LockNode node = new LockNode(request, lockPath, created.join().getName(), createdStat.getCzxid(),
                     createdStat.getEphemeralOwner());
             registry.register(node);

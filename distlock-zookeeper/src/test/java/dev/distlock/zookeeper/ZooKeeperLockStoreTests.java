@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,8 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockType;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.LockRequest;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;
@@ -248,6 +251,35 @@ class ZooKeeperLockStoreTests {
         held.unlock();
         assertThat(b.tryLock("orphan", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)))).isPresent()
                 .get().satisfies(LockHandle::unlock);
+    }
+
+    @Test
+    void anAttemptNeverWaitsForTheEnsembleOnTheCallersThreadAndCancelDeletesItsNodeOnceBack() throws Exception {
+        StoreLockService a = nodes.node(config().withSessionTimeout(Duration.ofSeconds(15))
+                .withCommandTimeout(Duration.ofSeconds(3)));
+        ZooKeeperLockStore store = nodes.store(a);
+        LockHandle held = a.lock("async");
+        List<String> holderOnly = line("async");
+        LockRequest waiter = new LockRequest("async", LockType.REENTRANT, UUID.randomUUID().toString(),
+                Duration.ZERO, Duration.ofSeconds(30), true);
+        server.stop();
+        CompletableFuture<Attempt> attempt;
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> !store.client().getZookeeperClient().isConnected());
+            // A store that waited on the caller's thread for the connection would take the command timeout (3 s).
+            attempt = CompletableFuture.supplyAsync(() -> store.attempt(waiter, 10_000, false))
+                    .get(1, TimeUnit.SECONDS).toCompletableFuture();
+            assertThat(attempt).as("answered later, on Curator's thread").isNotDone();
+        }
+        finally {
+            server.restart();
+        }
+        // Curator sends the held-back create once connected: the waiter queues behind the holder and watches it.
+        assertThat(attempt.get(20, TimeUnit.SECONDS).isAcquired()).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> line("async").size() == 2);
+        store.cancel(waiter).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(line("async")).as("cancel deleted the waiter's node").isEqualTo(holderOnly);
+        held.unlock();
     }
 
     @Test
