@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 
 /**
@@ -26,7 +28,10 @@ final class HeldLeases {
      */
     private final ConcurrentHashMap<String, LeaseHandle> byOwner = new ConcurrentHashMap<>();
 
-    private final Object idle = new Object();
+    /** Guards the wait for idleness; a lock and condition, not a monitor, so a virtual thread waiting never pins. */
+    private final ReentrantLock idleLock = new ReentrantLock();
+
+    private final Condition idle = idleLock.newCondition();
 
     /** Acquisitions between their start and their end (a lease added here, or a failure). */
     private final AtomicInteger acquiring = new AtomicInteger();
@@ -59,8 +64,12 @@ final class HeldLeases {
     }
 
     private void wakeIdleWaiters() {
-        synchronized (idle) {
-            idle.notifyAll();
+        idleLock.lock();
+        try {
+            idle.signalAll();
+        }
+        finally {
+            idleLock.unlock();
         }
     }
 
@@ -92,20 +101,24 @@ final class HeldLeases {
      */
     boolean awaitEmpty(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (idle) {
+        idleLock.lock();
+        try {
             while (!isIdle()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
                 try {
-                    idle.wait(Math.max(1, left / 1_000_000L));
+                    idle.awaitNanos(left);
                 }
                 catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
                     return isIdle();
                 }
             }
+        }
+        finally {
+            idleLock.unlock();
         }
         return true;
     }

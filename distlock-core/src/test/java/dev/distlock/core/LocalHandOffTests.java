@@ -101,7 +101,7 @@ class LocalHandOffTests {
     @Test
     void threadsOfOneJvmHandTheLockOnWithoutTheStoreAndWithIncreasingTokens() throws Exception {
         hammer(node(InMemoryLockStore.withClockTokens(), 1000), LockOptions.defaults(), 400);
-        // Without local hand-off every one of the 400 grants asks the store; on an idle machine about 30 do.
+        // Without local hand-off every one of the 400 grants asks the store; with it, far fewer do.
         assertThat(attempts.get()).as("most grants were local hand-offs").isLessThan(200);
     }
 
