@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link LockStore} in this JVM's memory, with the semantics of the real stores: owner-checked release and
  * renewal, leases that run out on the clock, shared read locks, and fencing tokens that increase per name. Several
  * {@link dev.distlock.core.StoreLockService}s on one instance stand for several application nodes: give each its
- * own {@link #connect() connection} (as {@link InMemoryLockService} does), so that a release wakes the waiters of
- * every node and closing one node leaves the others working.
+ * own {@link #connect() connection} (as distlock-test's {@code InMemoryLockService} does), so that a release
+ * wakes the waiters of every node and closing one node leaves the others working.
  * <p>
  * Unlike the Redis store it keeps no queue of waiting nodes: across nodes, whichever asks first after a release
  * gets the lock ({@link dev.distlock.LockType#FAIR} order holds among the threads of one lock service). It keeps a
