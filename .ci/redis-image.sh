@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a Redis container image from this machine's redis-server, for the Testcontainers tests
-# (dev.distlock.testcontainers in distlock-spring-boot-autoconfigure) on machines that reach no image registry.
+# (dev.distlock.testcontainers in distlock-spring-boot-tests) on machines that reach no image registry.
 # The image is a root file system holding the redis-server binary, the libraries ldd lists for it, a passwd/group
 # line for its user and /tmp, made with `docker import` (no Dockerfile build, so no base image is pulled).
 # Its command starts Redis like the official image does: listening on every interface without protected mode (the

@@ -20,13 +20,11 @@ import org.springframework.core.env.Environment;
 
 /**
  * The {@link LockService}: the store-neutral engine on the application's {@link LockStore} (auto-configured by
- * the store's own auto-configuration, or defined by the application), with every {@link LockListener} bean
- * (metrics, tracing). Off with {@code distlock.enabled=false}; replaced by any {@link LockService} bean of the
- * application's own.
+ * the store module's own auto-configuration, which orders itself before this one, or defined by the application),
+ * with every {@link LockListener} bean (metrics, tracing). Off with {@code distlock.enabled=false}; replaced by
+ * any {@link LockService} bean of the application's own.
  */
-@AutoConfiguration(after = DistlockRedisAutoConfiguration.class, afterName = {
-        "dev.distlock.autoconfigure.DistlockJdbcAutoConfiguration",
-        "dev.distlock.autoconfigure.DistlockZooKeeperAutoConfiguration" })
+@AutoConfiguration
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistlockProperties.class)
 public class DistlockAutoConfiguration {

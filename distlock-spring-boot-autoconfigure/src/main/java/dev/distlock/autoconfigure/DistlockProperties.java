@@ -1,27 +1,25 @@
 package dev.distlock.autoconfigure;
 
 import java.time.Duration;
-import java.util.List;
 
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.LockDefaults;
-import dev.distlock.jdbc.JdbcLockConfig;
-import dev.distlock.redis.RedisLockConfig;
-import dev.distlock.zookeeper.ZooKeeperLockConfig;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.core.Ordered;
 
 /**
- * Configuration of distlock ({@code distlock.*}). Immutable, validated when bound: an invalid value fails
- * application start-up with a message naming the property. Every default comes from {@link LockDefaults}.
+ * Configuration of distlock ({@code distlock.*}) that every store shares: the engine's settings and the choice of
+ * store. Each store module binds its own settings ({@code distlock.jdbc.*}, for example) with properties of its
+ * own. Immutable, validated when bound: an invalid value fails application start-up with a message naming the
+ * property. Every default comes from {@link LockDefaults}.
  *
  * @param enabled Whether locking is on. When false, annotated methods run without locking and no store is used.
- * @param keyPrefix Namespace of every Redis key distlock writes (keys start with this prefix and a colon).
+ * @param keyPrefix Namespace of every key, row or node distlock writes (Redis keys start with this prefix and a
+ *        colon).
  * @param waitTime Default time to wait for a lock, for annotations and LockService calls that leave it unset. Zero
  *        tries once.
  * @param leaseTime Lease of watchdog-renewed locks. The watchdog renews it every third of this time, so a crashed
@@ -32,13 +30,9 @@ import org.springframework.core.Ordered;
  *        unavailable.
  * @param aspectOrder Order of the @DistributedLock advice. The default runs it outside Spring's transaction advice
  *        so that the transaction commits before the lock is released.
- * @param store The lock store: 'redis', 'jdbc' or 'zookeeper'. Required only when several stores are on the class
- *        path.
+ * @param store The lock store: 'redis', 'jdbc' or 'zookeeper' (the id of a store module on the class path).
+ *        Required only when several stores are on the class path.
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
- * @param replication Redis replica acknowledgement of lock writes.
- * @param redlock Quorum locking over independent Redis masters.
- * @param jdbc The relational-database store.
- * @param zookeeper The ZooKeeper store.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
@@ -50,11 +44,7 @@ public record DistlockProperties(
         @DefaultValue(LockDefaults.COMMAND_TIMEOUT) Duration commandTimeout,
         @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder,
         @Nullable String store,
-        @DefaultValue LocalHandOff localHandOff,
-        @DefaultValue Replication replication,
-        @DefaultValue Redlock redlock,
-        @DefaultValue Jdbc jdbc,
-        @DefaultValue Zookeeper zookeeper) {
+        @DefaultValue LocalHandOff localHandOff) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -96,42 +86,5 @@ public record DistlockProperties(
      */
     public record LocalHandOff(@DefaultValue(LockDefaults.LOCAL_HAND_OFF_MAX_COUNT) int maxCount,
             @DefaultValue(LockDefaults.LOCAL_HAND_OFF_MAX_TIME) Duration maxTime) {
-    }
-
-    /**
-     * @param minReplicas How many replicas must acknowledge a lock write (WAIT) before an acquire returns and a
-     *        renewal counts: 'auto' (one whenever the master has a replica online, none when it has none) or a
-     *        whole number. Fewer within the timeout undo the acquire and fail it with LockUnavailableException. 0
-     *        does not wait.
-     * @param timeout How long an acquire or renewal waits for the replica acknowledgements.
-     */
-    public record Replication(@DefaultValue(RedisLockConfig.DEFAULT_MIN_REPLICAS) String minReplicas,
-            @DefaultValue(RedisLockConfig.DEFAULT_REPLICATION_TIMEOUT) Duration timeout) {
-    }
-
-    /**
-     * @param nodes Redis URIs (redis://[user:password@]host:port) of independent masters. When set (at least 3),
-     *        locks are taken by quorum over them instead of spring.data.redis.*.
-     */
-    public record Redlock(@DefaultValue List<String> nodes) {
-    }
-
-    /**
-     * @param tableName The JDBC store's table.
-     * @param initializeSchema When to create the table: 'embedded' (an embedded database only), 'always' or
-     *        'never', as Spring Boot's own schema initializers.
-     */
-    public record Jdbc(@DefaultValue(JdbcLockConfig.DEFAULT_TABLE_NAME) String tableName,
-            @DefaultValue("embedded") DatabaseInitializationMode initializeSchema) {
-    }
-
-    /**
-     * @param connectString The ZooKeeper ensemble, host:port[,host:port...].
-     * @param basePath Parent node of every lock node.
-     * @param sessionTimeout The ZooKeeper session timeout: a holder whose session ends loses its locks.
-     */
-    public record Zookeeper(@DefaultValue(ZooKeeperLockConfig.DEFAULT_CONNECT_STRING) String connectString,
-            @DefaultValue(ZooKeeperLockConfig.DEFAULT_BASE_PATH) String basePath,
-            @DefaultValue(ZooKeeperLockConfig.DEFAULT_SESSION_TIMEOUT) Duration sessionTimeout) {
     }
 }

@@ -1,7 +1,6 @@
 package dev.distlock.autoconfigure;
 
-import java.util.Arrays;
-import java.util.stream.Collectors;
+import java.util.List;
 
 import dev.distlock.LockService;
 import dev.distlock.annotation.DistributedLockMethodValidator;
@@ -36,14 +35,14 @@ final class LockServiceRequiredVerifier implements SmartInitializingSingleton {
     }
 
     private static String reason() {
-        ClassLoader classLoader = LockServiceRequiredVerifier.class.getClassLoader();
-        String present = Arrays.stream(LockStoreKind.values()).filter(kind -> kind.isPresent(classLoader))
-                .map(LockStoreKind::id).collect(Collectors.joining(", "));
+        List<LockStoreRegistration> present = LockStoreSelection
+                .present(LockServiceRequiredVerifier.class.getClassLoader());
         if (present.isEmpty()) {
-            return "no lock store is on the class path (add distlock-spring-boot-starter for Redis, "
-                    + "-starter-jdbc or -starter-zookeeper)";
+            return "no lock store is on the class path (add a store's starter, for example "
+                    + "distlock-spring-boot-starter for Redis)";
         }
-        return "the store on the class path (" + present + ") has no client bean to work with (for Redis a "
-                + "RedisConnectionFactory, for JDBC a DataSource, for ZooKeeper distlock.zookeeper.*)";
+        return "the store on the class path (" + LockStoreSelection.ids(present) + ") has nothing to work with "
+                + "(it needs " + present.stream().map(LockStoreRegistration::requirement)
+                        .reduce((a, b) -> a + "; " + b).orElseThrow() + ")";
     }
 }

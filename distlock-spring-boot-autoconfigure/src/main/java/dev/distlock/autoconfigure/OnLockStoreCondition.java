@@ -15,16 +15,16 @@ final class OnLockStoreCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        LockStoreKind wanted = metadata.getAnnotations().get(ConditionalOnLockStore.class)
-                .getEnum("value", LockStoreKind.class);
+        String wanted = metadata.getAnnotations().get(ConditionalOnLockStore.class).getString("value");
         if (!context.getEnvironment().getProperty("distlock.enabled", Boolean.class, true)) {
             return ConditionOutcome.noMatch("distlock.enabled=false");
         }
-        Optional<LockStoreKind> selected = LockStoreKind.selected(context.getEnvironment(),
+        Optional<LockStoreRegistration> selected = LockStoreSelection.selected(context.getEnvironment(),
                 context.getClassLoader());
-        if (selected.isPresent() && selected.get() == wanted) {
-            return ConditionOutcome.match("the lock store is " + wanted.id());
+        if (selected.isPresent() && selected.get().id().equals(wanted)) {
+            return ConditionOutcome.match("the lock store is " + wanted);
         }
-        return ConditionOutcome.noMatch("the lock store is " + selected.map(LockStoreKind::id).orElse("none"));
+        return ConditionOutcome.noMatch("the lock store is "
+                + selected.map(LockStoreRegistration::id).orElse("none"));
     }
 }

@@ -1,7 +1,9 @@
 /**
- * Spring Boot auto-configuration of distlock: the lock store chosen by class path and {@code distlock.store}, the
- * lock service and its graceful shutdown, {@code @DistributedLock}, metrics, tracing, and the actuator endpoint and
- * health.
+ * Spring Boot auto-configuration of distlock: the lock service and its graceful shutdown, {@code @DistributedLock},
+ * metrics, tracing, and the actuator endpoint and health. The lock stores plug in from their own modules: each
+ * registers a {@link dev.distlock.autoconfigure.LockStoreRegistration} and brings an auto-configuration marked
+ * {@link dev.distlock.autoconfigure.ConditionalOnLockStore}, which orders itself before
+ * {@link dev.distlock.autoconfigure.DistlockAutoConfiguration}.
  */
 @NullMarked
 package dev.distlock.autoconfigure;

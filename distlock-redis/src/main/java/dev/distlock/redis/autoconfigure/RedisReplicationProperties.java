@@ -1,0 +1,23 @@
+package dev.distlock.redis.autoconfigure;
+
+import java.time.Duration;
+
+import dev.distlock.redis.RedisLockConfig;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Redis replica acknowledgement of lock writes ({@code distlock.replication.*}). Validated when the store is made
+ * ({@link dev.distlock.redis.MinReplicas#parse}, {@link RedisLockConfig}), with messages naming the property.
+ *
+ * @param minReplicas How many replicas must acknowledge a lock write (WAIT) before an acquire returns and a
+ *        renewal counts: 'auto' (one whenever the master has a replica online, none when it has none) or a whole
+ *        number. Fewer within the timeout undo the acquire and fail it with LockUnavailableException. 0 does not
+ *        wait.
+ * @param timeout How long an acquire or renewal waits for the replica acknowledgements.
+ */
+@ConfigurationProperties("distlock.replication")
+public record RedisReplicationProperties(@DefaultValue(RedisLockConfig.DEFAULT_MIN_REPLICAS) String minReplicas,
+        @DefaultValue(RedisLockConfig.DEFAULT_REPLICATION_TIMEOUT) Duration timeout) {
+}

@@ -1,0 +1,121 @@
+package dev.distlock.autoconfigure;
+
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockService;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
+import dev.distlock.spi.LockStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A store plugs in without the auto-configuration module knowing it: a store "module" made here (a
+ * {@link LockStoreRegistration} in a {@code META-INF/spring.factories} of its own, an auto-configuration marked
+ * {@link ConditionalOnLockStore}) next to the Redis store of this class path. {@code distlock.store} selects among
+ * what is registered, and its errors name the stores present.
+ */
+class LockStorePluginTests {
+
+    @TempDir
+    static Path moduleRoot;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+                    DistlockRedisAutoConfiguration.class, MemoryStoreAutoConfiguration.class,
+                    DistlockAutoConfiguration.class));
+
+    /** The class path of an application with the Redis starter and the "memory" store module. */
+    private static ClassLoader withMemoryStoreModule() throws IOException {
+        Path factories = moduleRoot.resolve("META-INF/spring.factories");
+        Files.createDirectories(factories.getParent());
+        Files.writeString(factories, LockStoreRegistration.class.getName() + "="
+                + MemoryStoreRegistration.class.getName() + "\n");
+        return new URLClassLoader(new URL[] { moduleRoot.toUri().toURL() },
+                LockStorePluginTests.class.getClassLoader());
+    }
+
+    @Test
+    void theRegisteredStoreThatDistlockStoreNamesIsTheOneUsed() throws IOException {
+        runner.withClassLoader(withMemoryStoreModule()).withPropertyValues("distlock.store=memory").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).getBean(LockStore.class).isInstanceOf(InMemoryLockStore.class);
+            assertThat(context.getBeansOfType(LockStore.class)).hasSize(1);
+            try (LockHandle handle = context.getBean(LockService.class).lock("plugged")) {
+                assertThat(handle.isHeld()).isTrue();
+            }
+        });
+    }
+
+    @Test
+    void withTwoStoresPresentAndNoChoiceStartUpFailsNamingBoth() throws IOException {
+        runner.withClassLoader(withMemoryStoreModule()).run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("Several lock stores are on the class path")
+                .hasMessageContaining("redis").hasMessageContaining("memory")
+                .hasMessageContaining("distlock.store"));
+    }
+
+    @Test
+    void aStoreThatIsNotRegisteredFailsStartUpNamingThoseThatAre() throws IOException {
+        runner.withClassLoader(withMemoryStoreModule()).withPropertyValues("distlock.store=etcd")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("distlock.store=etcd names no lock store on the class path")
+                        .hasMessageContaining("present: redis, memory"));
+    }
+
+    @Test
+    void withoutTheModuleItsIdSelectsNothing() {
+        runner.withPropertyValues("distlock.store=memory").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("names no lock store on the class path"));
+    }
+
+    /** The registration of the store "module" of this test. */
+    public static final class MemoryStoreRegistration implements LockStoreRegistration {
+
+        @Override
+        public String id() {
+            return "memory";
+        }
+
+        @Override
+        public List<String> requiredClassNames() {
+            return List.of("dev.distlock.memory.InMemoryLockStore");
+        }
+
+        @Override
+        public String starter() {
+            return "the test's memory store";
+        }
+
+        @Override
+        public String requirement() {
+            return "nothing";
+        }
+    }
+
+    /** The auto-configuration of the store "module" of this test. */
+    @AutoConfiguration(before = DistlockAutoConfiguration.class)
+    @ConditionalOnLockStore("memory")
+    static class MemoryStoreAutoConfiguration {
+
+        @Bean
+        InMemoryLockStore memoryLockStore() {
+            return new InMemoryLockStore();
+        }
+    }
+}
