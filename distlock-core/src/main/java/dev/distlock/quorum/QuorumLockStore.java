@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * waiter on a node, since reservations on different nodes could go to different waiters and nobody would get a
  * majority). It is granted when a majority granted within the lease's validity
  * ({@link ClockDrift#validNanos(Duration)}), measured from before the first request, so the time spent acquiring
- * counts against it. The fencing token is the highest of the granting nodes' tokens.</li>
+ * counts against it. The fencing token is the highest of the granting nodes' tokens; the holder asking again while
+ * its grant surely holds gets that same token, whichever majority answers ({@link GrantedTokens}).</li>
  * <li>Otherwise every node's grant is undone, each undo strictly after that node's own attempt (a late grant is
  * undone too), and the answer is busy after a random delay of 20 to 120 ms, so that callers that split the votes do
  * not collide again at once. The next attempt of the same request does not ask a node that has not answered its
@@ -81,6 +82,8 @@ public class QuorumLockStore implements LockStore {
     private final Duration answerAllowance;
 
     private final RequestOrder order = new RequestOrder();
+
+    private final GrantedTokens granted = new GrantedTokens();
 
     /**
      * @param config the nodes and the command timeout
@@ -175,7 +178,7 @@ public class QuorumLockStore implements LockStore {
                 lastCalls[i] = (attempt != null) ? attempt : lastCall(previous, i);
             }
             order.remember(request, lastCalls);
-            return Attempt.acquired(count.highestToken());
+            return Attempt.acquired(granted.grant(request, count.highestToken(), started));
         }
         // Undo on every node, each strictly after its own attempt (chained to its answer, which may still come).
         // The next attempt does not wait for the undos (a frozen node answers only when its client gives up): it
@@ -213,6 +216,7 @@ public class QuorumLockStore implements LockStore {
      */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
+        granted.forget(request);
         CompletableFuture<?>[] previous = order.take(request);
         List<CompletableFuture<Void>> undos = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
@@ -239,6 +243,7 @@ public class QuorumLockStore implements LockStore {
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
+        granted.forget(request);
         CompletableFuture<?>[] previous = order.take(request);
         List<CompletableFuture<ReleaseResult>> sent = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
@@ -271,11 +276,24 @@ public class QuorumLockStore implements LockStore {
 
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        long sent = System.nanoTime();
         List<CompletionStage<List<RenewalResult>>> answers = new ArrayList<>(nodes.size());
         for (LockStore node : nodes) {
             answers.add(RequestOrder.send(() -> node.renew(leases)));
         }
-        return RenewalTally.count(answers, leases.size(), quorum, timeoutNanos);
+        return RenewalTally.count(answers, leases.size(), quorum, timeoutNanos).thenApply(results -> {
+            for (int i = 0; i < results.size(); i++) {
+                LockRequest request = leases.get(i).request();
+                switch (results.get(i)) {
+                    case RENEWED -> granted.renewed(request, sent);
+                    case LOST -> granted.forget(request);
+                    case ERROR -> {
+                        // Unknown: the grant stays valid until its own time runs out.
+                    }
+                }
+            }
+            return results;
+        });
     }
 
     /** @return up when a majority of the nodes is up (each waited for at most the command timeout), per node */

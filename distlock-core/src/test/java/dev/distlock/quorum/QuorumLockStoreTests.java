@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
@@ -156,6 +157,52 @@ class QuorumLockStoreTests {
             assertThat(answer(store.release(new Granted(request, previous)))).isEqualTo(ReleaseResult.RELEASED);
             down.makeAvailable();
         }
+    }
+
+    @Test
+    void theHolderAskingAgainGetsTheSameTokenWhicheverMajorityAnswers() throws Exception {
+        // C's tokens run ahead of A's and B's, as independent nodes' tokens do.
+        for (int i = 0; i < 5; i++) {
+            LockRequest earlier = request("stock:7", "earlier-" + i);
+            assertThat(answer(c.attempt(earlier, 0, false)).isAcquired()).isTrue();
+            answer(c.cancel(earlier));
+        }
+        AtomicReference<CompletableFuture<@Nullable Void>> gateA = new AtomicReference<>(
+                CompletableFuture.completedFuture(null));
+        LockStore lateA = new ForwardingLockStore(a) {
+            @Override
+            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+                return gateA.get().thenCompose(go -> super.attempt(request, remainingWaitMillis, retry));
+            }
+        };
+        LockStore lateC = new ForwardingLockStore(c) {
+            @Override
+            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+                return releaseLateAttempts.thenCompose(go -> super.attempt(request, remainingWaitMillis, retry));
+            }
+        };
+        QuorumLockStore store = quorumOf(lateA, b, lateC);
+        LockRequest request = request("stock:7", "holder");
+        // First A and B decide (C is late); asked again, B and C decide (A is late): their highest tokens differ.
+        Attempt first = answer(store.attempt(request, 0, false));
+        releaseLateAttempts.complete(null);
+        await().atMost(ANSWER_BOUND).until(() -> c.isLocked("stock:7"));
+        gateA.set(new CompletableFuture<>());
+        Attempt again;
+        try {
+            again = answer(store.attempt(request, 0, true));
+        }
+        finally {
+            gateA.get().complete(null);
+        }
+        assertThat(first.isAcquired()).isTrue();
+        assertThat(again.isAcquired()).isTrue();
+        assertThat(again.fencingToken()).as("the same holder's token").isEqualTo(first.fencingToken());
+        // Released, the next grant carries the nodes' new tokens.
+        assertThat(answer(store.release(new Granted(request, first.fencingToken()))))
+                .isEqualTo(ReleaseResult.RELEASED);
+        assertThat(answer(store.attempt(request("stock:7", "next"), 0, false)).fencingToken())
+                .isGreaterThan(first.fencingToken());
     }
 
     private static LockStore silent(LockStore node) {
