@@ -12,7 +12,7 @@ import dev.distlock.spi.LockRequest;
  * asking again gets the same token. Each node has tokens of its own and a repeated attempt may be decided by a
  * different majority, whose highest token differs; the first grant's token stays right as long as the majority
  * that granted it still holds the lease, since nobody else can have held the lock in between. A grant counts as
- * held until the lease's drift-reduced validity ({@link ClockDrift#validNanos}) from when the attempt (or the last
+ * held until the lease's drift-reduced deadline ({@link ClockDrift#deadline}) from when the attempt (or the last
  * renewal) was sent; it is forgotten on release, undo and loss, and expired entries are swept as grants come in.
  */
 final class GrantedTokens {
@@ -40,7 +40,7 @@ final class GrantedTokens {
      */
     long grant(LockRequest request, long token, long sentNanos) {
         long now = System.nanoTime();
-        long validUntil = sentNanos + ClockDrift.validNanos(request.leaseTime());
+        long validUntil = ClockDrift.deadline(sentNanos, request.leaseTime());
         Grant granted = grants.merge(request, new Grant(token, validUntil),
                 (held, fresh) -> held.isValid(now) ? new Grant(held.token(), validUntil) : fresh);
         if (grants.size() > sweepAt.get()) {
@@ -55,12 +55,17 @@ final class GrantedTokens {
      * @param sentNanos when the renewal was sent
      */
     void renewed(LockRequest request, long sentNanos) {
-        long validUntil = sentNanos + ClockDrift.validNanos(request.leaseTime());
+        long validUntil = ClockDrift.deadline(sentNanos, request.leaseTime());
         grants.computeIfPresent(request, (r, held) -> new Grant(held.token(), validUntil));
     }
 
     /** @param request a request released, undone or lost: its next grant carries the nodes' new tokens */
     void forget(LockRequest request) {
         grants.remove(request);
+    }
+
+    /** @return how many grants are remembered, expired ones not swept yet included */
+    int size() {
+        return grants.size();
     }
 }
