@@ -1,6 +1,7 @@
 package dev.distlock.autoconfigure;
 
 import java.util.List;
+import java.util.stream.Collectors;
 
 import dev.distlock.LockService;
 import dev.distlock.annotation.DistributedLockMethodValidator;
@@ -43,6 +44,6 @@ final class LockServiceRequiredVerifier implements SmartInitializingSingleton {
         }
         return "the store on the class path (" + LockStoreSelection.ids(present) + ") has nothing to work with "
                 + "(it needs " + present.stream().map(LockStoreRegistration::requirement)
-                        .reduce((a, b) -> a + "; " + b).orElseThrow() + ")";
+                        .collect(Collectors.joining("; ")) + ")";
     }
 }

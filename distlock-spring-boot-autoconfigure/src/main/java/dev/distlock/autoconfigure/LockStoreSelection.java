@@ -35,11 +35,13 @@ final class LockStoreSelection {
      * @return the registered stores whose client library is on the class path
      */
     static List<LockStoreRegistration> present(@Nullable ClassLoader classLoader) {
-        return registered(classLoader).stream().filter(store -> isPresent(store, classLoader)).toList();
+        return present(registered(classLoader), classLoader);
     }
 
-    private static boolean isPresent(LockStoreRegistration store, @Nullable ClassLoader classLoader) {
-        return store.requiredClassNames().stream().allMatch(name -> ClassUtils.isPresent(name, classLoader));
+    private static List<LockStoreRegistration> present(List<LockStoreRegistration> stores,
+            @Nullable ClassLoader classLoader) {
+        return stores.stream().filter(store -> store.requiredClassNames().stream()
+                .allMatch(name -> ClassUtils.isPresent(name, classLoader))).toList();
     }
 
     /**
@@ -51,8 +53,7 @@ final class LockStoreSelection {
      */
     static Optional<LockStoreRegistration> selected(Environment environment, @Nullable ClassLoader classLoader) {
         List<LockStoreRegistration> registered = registered(classLoader);
-        List<LockStoreRegistration> present = registered.stream().filter(store -> isPresent(store, classLoader))
-                .toList();
+        List<LockStoreRegistration> present = present(registered, classLoader);
         String configured = environment.getProperty(PROPERTY);
         if (configured != null && !configured.isBlank()) {
             String id = configured.strip();

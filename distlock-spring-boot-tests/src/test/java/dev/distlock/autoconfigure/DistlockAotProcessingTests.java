@@ -54,6 +54,7 @@ class DistlockAotProcessingTests {
             assertThat(RuntimeHintsPredicates.resource().forResource("dev/distlock/redis/acquire.lua")).accepts(hints);
             assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LockExpressionRootObject.class,
                     "methodName")).accepts(hints);
+            // The store registrations: Spring's hints of spring.factories, and distlock's of their required classes.
             List<LockStoreRegistration> stores = LockStoreSelection.registered(getClass().getClassLoader());
             assertThat(stores).extracting(LockStoreRegistration::id).contains("redis");
             assertThat(stores).allSatisfy(store -> {
