@@ -1,0 +1,442 @@
+package dev.distlock.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.StoreHealth;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd v3 {@link LockStore}, on a jetcd {@link Client}.
+ * <ul>
+ * <li>A request puts one key, {@code <key-prefix>/<name>/<w|r>/<request id>} ({@link EtcdKeys}), on a lease, and
+ * reads the key before it in the same transaction: one round trip when the lock is free. Keys queue by create
+ * revision. A writer holds the lock when no key precedes its own, a reader when no writer's key does (the rules of
+ * the ZooKeeper store); otherwise it watches only the key it waits for, and keeps its key, and its place, across the
+ * retries of the request. A waiter that gives up deletes its key.</li>
+ * <li>The fencing token is the key's create revision: etcd's revisions grow across the whole cluster and across
+ * leader changes.</li>
+ * <li>A release is a transaction that deletes the key only while it has the create revision of the lease being
+ * released, so a late or repeated release never deletes a newer key (etcd #22082).</li>
+ * <li>Watchdog requests put their keys on a lease the store shares among them and keeps alive itself
+ * ({@link SessionLeases}): nothing is renewed per lock, and the engine renews nothing
+ * ({@link #leasesExpire()} is false). A lost shared lease makes {@link #isHeld} false no later than etcd can have
+ * expired it, and is reported. A fixed lease gets an etcd lease of its own, of the lease time rounded up to whole
+ * seconds (etcd's TTLs are whole seconds, and etcd raises a TTL below its minimum, about 2 s, to that minimum); the
+ * engine ends the lock at its own deadline and deletes the key then.</li>
+ * <li>Every call answers asynchronously; the engine bounds the wait by {@code distlock.command-timeout} and undoes
+ * an attempt that failed or answered late with {@link #cancel}, which deletes the request's key.</li>
+ * </ul>
+ */
+public class EtcdLockStore implements LockStore {
+
+    private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
+
+    /** A waiter watches its predecessor; this only bounds the engine's fallback re-check. */
+    private static final long RECHECK_MILLIS = 500;
+
+    /** Rounds of one attempt (a key deleted behind its back meanwhile) before it answers busy. */
+    private static final int MAX_ROUNDS = 8;
+
+    private static final ByteSequence NO_VALUE = ByteSequence.EMPTY;
+
+    private final Client client;
+
+    private final boolean ownsClient;
+
+    private final EtcdLockConfig config;
+
+    private final KV kv;
+
+    private final EtcdKeys keys;
+
+    private final KeyRegistry registry;
+
+    private final SessionLeases sessions;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * A store on the application's client, which the application closes.
+     *
+     * @param client a jetcd client
+     * @param config the settings (its endpoints and credentials are the client's business here)
+     */
+    public EtcdLockStore(Client client, EtcdLockConfig config) {
+        this(client, config, false);
+    }
+
+    private EtcdLockStore(Client client, EtcdLockConfig config, boolean ownsClient) {
+        this.client = client;
+        this.config = config;
+        this.ownsClient = ownsClient;
+        this.kv = client.getKVClient();
+        this.keys = new EtcdKeys(config.keyPrefix());
+        this.registry = new KeyRegistry(client.getWatchClient());
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "distlock-etcd-leases");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.sessions = new SessionLeases(client.getLeaseClient(), scheduler, config.commandTimeout(),
+                registry::sessionLost);
+    }
+
+    /**
+     * A store with a client of its own, made from the settings; {@link #close()} closes it. Does not wait for the
+     * cluster: locking fails closed until it is reachable.
+     *
+     * @param config the settings
+     * @return the store
+     */
+    public static EtcdLockStore connect(EtcdLockConfig config) {
+        return new EtcdLockStore(newClient(config), config, true);
+    }
+
+    /**
+     * @param config the settings
+     * @return a new jetcd client for the configured endpoints and credentials; calls fail at once rather than wait
+     *         while no endpoint is reachable (the lock path fails closed)
+     */
+    public static Client newClient(EtcdLockConfig config) {
+        ClientBuilder builder = Client.builder()
+                .endpoints(config.endpoints().stream().map(String::trim).toArray(String[]::new))
+                .connectTimeout(config.commandTimeout()).waitForReady(false);
+        if (config.username() != null) {
+            builder.user(ByteSequence.from(config.username(), StandardCharsets.UTF_8));
+            if (config.password() != null) {
+                builder.password(ByteSequence.from(config.password(), StandardCharsets.UTF_8));
+            }
+        }
+        return builder.build();
+    }
+
+    /** @return the settings */
+    public EtcdLockConfig config() {
+        return config;
+    }
+
+    /** @return the jetcd client */
+    public Client client() {
+        return client;
+    }
+
+    @Override
+    public void start(StoreEvents events) {
+        registry.start(events);
+    }
+
+    @Override
+    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+        LockKey known = registry.byOwner(request.ownerToken());
+        if (known != null && !known.leaseValid()) {
+            forget(known); // its shared lease was lost: etcd deleted (or will delete) the key
+            known = null;
+        }
+        // A failed attempt leaves its key in line; the engine's cancel, chained after it, deletes it.
+        return attempt(request, remainingWaitMillis, known, 0);
+    }
+
+    private CompletableFuture<Attempt> attempt(LockRequest request, long remainingWaitMillis,
+            @Nullable LockKey known, int round) {
+        if (round == MAX_ROUNDS) {
+            return CompletableFuture.completedFuture(Attempt.busy(1));
+        }
+        CompletableFuture<Position> position = (known == null || known.createRevision == 0) ? queue(request)
+                : recheck(known);
+        return position.thenCompose(seen -> switch (seen.standing()) {
+            case GONE -> { // deleted behind our back (lease ran out, an operator): queue again
+                forget(seen.key());
+                yield attempt(request, remainingWaitMillis, null, round + 1);
+            }
+            case GRANTED -> CompletableFuture.completedFuture(grant(seen.key()));
+            case WAITING -> waitFor(request, remainingWaitMillis, seen);
+        });
+    }
+
+    /** Puts the request's key on its lease and reads what precedes it, in one transaction. */
+    private CompletableFuture<Position> queue(LockRequest request) {
+        EtcdKeys.Kind kind = kindOf(request);
+        ByteSequence key = keys.requestKey(request.name(), kind, request.ownerToken());
+        long ttl = ttlSeconds(request);
+        CompletableFuture<LockKey> onLease = request.watchdog()
+                ? sessions.current(ttl).thenApply(session -> new LockKey(request, kind, key, session.id, session))
+                : client.getLeaseClient().grant(ttl).thenApply(own -> new LockKey(request, kind, key, own.getID(),
+                        null));
+        return onLease.thenCompose(lockKey -> {
+            registry.register(lockKey);
+            return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                    .Then(Op.put(key, NO_VALUE, PutOption.builder().withLeaseId(lockKey.leaseId).build()),
+                            Op.get(blockersPrefix(request), newestFirst().withLimit(2).build()))
+                    .Else(Op.get(key, GetOption.DEFAULT)).commit()
+                    .thenCompose(response -> queued(lockKey, response));
+        });
+    }
+
+    private CompletableFuture<Position> queued(LockKey key, TxnResponse response) {
+        if (!response.isSucceeded()) { // the key was there already: a repeated send of this request's put
+            List<KeyValue> existing = response.getGetResponses().get(0).getKvs();
+            if (existing.isEmpty()) {
+                return CompletableFuture.completedFuture(Position.gone(key));
+            }
+            key.createRevision = existing.get(0).getCreateRevision();
+            return recheck(key);
+        }
+        long revision = response.getHeader().getRevision(); // the transaction's: the key's create revision
+        key.createRevision = revision;
+        return CompletableFuture.completedFuture(Position.of(key,
+                nearestBefore(response.getGetResponses().get(0).getKvs(), revision), revision));
+    }
+
+    /**
+     * Looks again where a queued key stands: still there, and what precedes it. A fixed lease is kept alive on the
+     * way, so that it lasts its whole lease time from this attempt on, as the engine counts it.
+     */
+    private CompletableFuture<Position> recheck(LockKey key) {
+        long revision = key.createRevision;
+        CompletableFuture<TxnResponse> read = kv.txn()
+                .If(new Cmp(key.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.get(blockersPrefix(key.request), newestFirst().withMaxCreateRevision(revision - 1)
+                        .withLimit(1).build()))
+                .commit();
+        CompletableFuture<Boolean> leaseAlive = key.session != null ? CompletableFuture.completedFuture(true)
+                : client.getLeaseClient().keepAliveOnce(key.leaseId)
+                        .orTimeout(config.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                        .handle((kept, error) -> {
+                            if (error != null && !SessionLeases.notFound(error)) {
+                                throw new LockUnavailableException("Could not keep the etcd lease of lock '"
+                                        + key.request.name() + "' alive: " + error.getMessage(), error);
+                            }
+                            return error == null;
+                        });
+        return read.thenCombine(leaseAlive, (response, alive) -> {
+            if (!response.isSucceeded() || !alive) {
+                return Position.gone(key);
+            }
+            return Position.of(key, nearestBefore(response.getGetResponses().get(0).getKvs(), revision),
+                    response.getHeader().getRevision());
+        });
+    }
+
+    private CompletableFuture<Attempt> waitFor(LockRequest request, long remainingWaitMillis, Position position) {
+        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
+            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
+        }
+        ByteSequence predecessor = Objects.requireNonNull(position.predecessor(), "a waiting position's predecessor");
+        registry.watchPredecessor(position.key(), predecessor, position.revision() + 1);
+        return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
+    }
+
+    private Attempt grant(LockKey key) {
+        if (registry.byOwner(key.owner()) != key || !key.leaseValid()) {
+            throw new LockUnavailableException("The etcd lease ended during the attempt: cannot acquire '"
+                    + key.request.name() + "'");
+        }
+        key.held = true;
+        registry.watchHeld(key);
+        return Attempt.acquired(key.createRevision);
+    }
+
+    /** Deletes the request's key, waiting or held. Never fails: the key's lease ends it otherwise. */
+    @Override
+    public CompletionStage<Void> cancel(LockRequest request) {
+        LockKey key = registry.byOwner(request.ownerToken());
+        if (key == null || !registry.forget(key)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<?> deleted = key.createRevision != 0 ? deleteIfCreatedAt(key.key, key.createRevision)
+                // Not known to exist: the key is this request's alone, so an unconditional delete is safe.
+                : kv.delete(key.key, DeleteOption.DEFAULT);
+        return deleted.handle((done, error) -> {
+            if (error != null) {
+                log.debug("Could not delete the etcd key of lock '{}'; its lease ends it", request.name(), error);
+            }
+            revokeOwnLease(key);
+            return null;
+        });
+    }
+
+    @Override
+    public CompletionStage<ReleaseResult> release(Lease lease) {
+        LockRequest request = lease.request();
+        LockKey key = registry.byOwner(request.ownerToken());
+        boolean ours = key != null && key.held && key.createRevision == lease.fencingToken() && registry.forget(key);
+        ByteSequence name = keys.requestKey(request.name(), kindOf(request), request.ownerToken());
+        return deleteIfCreatedAt(name, lease.fencingToken()).thenApply(response -> {
+            if (ours && key != null) {
+                revokeOwnLease(key);
+            }
+            return ours && response.isSucceeded() ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
+        });
+    }
+
+    /** Deletes a key only in the incarnation that has this create revision. */
+    private CompletableFuture<TxnResponse> deleteIfCreatedAt(ByteSequence key, long createRevision) {
+        return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
+    }
+
+    private void forget(LockKey key) {
+        if (registry.forget(key)) {
+            revokeOwnLease(key);
+        }
+    }
+
+    /** A fixed lease's own etcd lease is of no use once its key is gone. */
+    private void revokeOwnLease(LockKey key) {
+        if (key.session == null) {
+            client.getLeaseClient().revoke(key.leaseId).whenComplete((revoked, error) -> {
+                if (error != null) {
+                    log.debug("Could not revoke the etcd lease of lock '{}'; it runs out by itself",
+                            key.request.name(), error);
+                }
+            });
+        }
+    }
+
+    /** @return false: watchdog keys live on a shared lease that the store keeps alive, nothing is renewed */
+    @Override
+    public boolean leasesExpire() {
+        return false;
+    }
+
+    @Override
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        return CompletableFuture.completedFuture(leases.stream()
+                .map(lease -> isHeld(lease) ? RenewalResult.RENEWED : RenewalResult.LOST).toList());
+    }
+
+    /** @return false once the key is known gone, and once its shared lease may have run out */
+    @Override
+    public boolean isHeld(Lease lease) {
+        LockKey key = registry.byOwner(lease.request().ownerToken());
+        return key != null && key.held && key.createRevision == lease.fencingToken() && key.leaseValid();
+    }
+
+    @Override
+    public CompletionStage<StoreHealth> health() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("endpoints", config.endpoints());
+        details.put("keyPrefix", config.keyPrefix());
+        long start = System.nanoTime();
+        return kv.get(keys.healthKey(), GetOption.builder().withCountOnly(true).build()).handle((read, error) -> {
+            if (error != null) {
+                details.put("etcd", "DOWN");
+                details.put("error", String.valueOf(error.getMessage()));
+                return new StoreHealth(false, details);
+            }
+            details.put("etcd", "UP");
+            details.put("checkMillis", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            details.put("keys", registry.size());
+            details.put("sharedLeases", sessions.size());
+            return new StoreHealth(true, details);
+        });
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            registry.clear();
+            sessions.close();
+            scheduler.shutdownNow();
+            if (ownsClient) {
+                client.close();
+            }
+        }
+    }
+
+    private static EtcdKeys.Kind kindOf(LockRequest request) {
+        return request.shared() ? EtcdKeys.Kind.READER : EtcdKeys.Kind.WRITER;
+    }
+
+    /** A reader waits for writers only; a writer for every key. */
+    private ByteSequence blockersPrefix(LockRequest request) {
+        return request.shared() ? keys.writersPrefix(request.name()) : keys.lockPrefix(request.name());
+    }
+
+    private static GetOption.Builder newestFirst() {
+        return GetOption.builder().isPrefix(true).withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND);
+    }
+
+    /** @return the newest key created before the revision, from keys in descending create order */
+    private static @Nullable KeyValue nearestBefore(List<KeyValue> newestFirst, long revision) {
+        for (KeyValue kv : newestFirst) {
+            if (kv.getCreateRevision() < revision) {
+                return kv;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the lease in whole seconds, rounded up (etcd raises it to its minimum TTL, about 2 s by default)
+     */
+    static long ttlSeconds(LockRequest request) {
+        return Math.max(1, (request.leaseMillis() + 999) / 1000);
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockStore[" + config.endpoints() + ", " + config.keyPrefix() + "]";
+    }
+
+    /** Where a request's key stands in its lock's line. */
+    private record Position(LockKey key, Standing standing, @Nullable ByteSequence predecessor, long revision) {
+
+        static Position gone(LockKey key) {
+            return new Position(key, Standing.GONE, null, 0);
+        }
+
+        static Position of(LockKey key, @Nullable KeyValue predecessor, long revision) {
+            return predecessor == null ? new Position(key, Standing.GRANTED, null, revision)
+                    : new Position(key, Standing.WAITING, predecessor.getKey(), revision);
+        }
+    }
+
+    /** Where a request's key stands. */
+    private enum Standing {
+
+        /** The key is gone (its lease ran out, or an operator deleted it). */
+        GONE,
+
+        /** The request holds the lock. */
+        GRANTED,
+
+        /** The request waits for {@link Position#predecessor()}. */
+        WAITING
+    }
+}
