@@ -202,7 +202,18 @@ public class EtcdLockStore implements LockStore {
                     .Then(Op.put(key, NO_VALUE, PutOption.builder().withLeaseId(lockKey.leaseId).build()),
                             Op.get(blockersPrefix(request), newestFirst().withLimit(2).build()))
                     .Else(Op.get(key, GetOption.DEFAULT)).commit()
-                    .thenCompose(response -> queued(lockKey, response));
+                    .handle((response, error) -> {
+                        if (error == null) {
+                            return queued(lockKey, response);
+                        }
+                        if (SessionLeases.notFound(error)) { // the lease ended before the put: queue on a new one
+                            if (lockKey.session != null) {
+                                sessions.lose(lockKey.session, "etcd no longer knows it");
+                            }
+                            return CompletableFuture.completedFuture(Position.gone(lockKey));
+                        }
+                        return CompletableFuture.<Position>failedFuture(error);
+                    }).thenCompose(position -> position);
         });
     }
 

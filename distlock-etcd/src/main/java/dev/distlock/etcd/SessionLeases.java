@@ -11,6 +11,8 @@ import dev.distlock.core.ClockDrift;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,10 +113,14 @@ final class SessionLeases implements AutoCloseable {
         });
     }
 
+    /** @return whether etcd answered that the lease is not found (it ended, or was revoked) */
     static boolean notFound(Throwable error) {
         Throwable cause = error;
         while (cause != null) {
-            if (cause instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND) {
+            // jetcd reports it as its own exception from keep-alives, as gRPC's status from transactions.
+            if ((cause instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND)
+                    || (cause instanceof StatusRuntimeException status
+                            && status.getStatus().getCode() == Status.Code.NOT_FOUND)) {
                 return true;
             }
             cause = cause.getCause();
@@ -138,7 +144,8 @@ final class SessionLeases implements AutoCloseable {
         }, Math.max(0, delay), TimeUnit.NANOSECONDS);
     }
 
-    private void lose(SessionLease lease, String why) {
+    /** Declares a lease lost (once): its holders are told, and the next request gets a new lease. */
+    void lose(SessionLease lease, String why) {
         if (!lease.markLost()) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.distlock.campaign;
+package dev.distlock.test;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,0 +1,258 @@
+package dev.distlock.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockType;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.test.LockHistory;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the etcd store does beyond the contract, against one real etcd member: the release that cannot delete a
+ * newer key, the watch that wakes only the next waiter, arrival order across nodes, lease rounding, the shared
+ * lease's loss, and key names that cannot collide.
+ */
+class EtcdLockStoreTests {
+
+    private static final String PREFIX = "store-tests";
+
+    static EtcdTestCluster etcd;
+
+    static Client admin;
+
+    private final LockHistory history = new LockHistory();
+
+    private final EtcdNodes nodes = new EtcdNodes();
+
+    @BeforeAll
+    static void startEtcd() {
+        etcd = EtcdTestCluster.shared();
+        admin = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    @AfterEach
+    void closeNodes() {
+        nodes.close();
+    }
+
+    private static EtcdLockConfig config() {
+        return EtcdLockConfig.defaults().withEndpoints(etcd.endpoints()).withKeyPrefix(PREFIX)
+                .withCommandTimeout(Duration.ofSeconds(5));
+    }
+
+    private StoreLockService node() {
+        return nodes.node(config(), history.listener());
+    }
+
+    private static EtcdLockStore startedStore(StoreEvents events) {
+        EtcdLockStore store = EtcdLockStore.connect(config());
+        store.start(events);
+        return store;
+    }
+
+    private static LockRequest request(String name, Duration lease, boolean watchdog) {
+        return new LockRequest(name, LockType.REENTRANT, UUID.randomUUID().toString(), Duration.ofSeconds(30), lease,
+                watchdog);
+    }
+
+    /** The keys of a lock in etcd, oldest first. */
+    private static List<KeyValue> keysOf(String name) {
+        return admin.getKVClient().get(new EtcdKeys(PREFIX).lockPrefix(name), GetOption.builder().isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
+                .join().getKvs();
+    }
+
+    @Test
+    void aLateReleaseOfAnEarlierHoldDoesNotDeleteTheKeyOfTheSameRequestsNewerHold() {
+        try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
+            LockRequest request = request("late-release", Duration.ofSeconds(30), true);
+            long first = answer(store.attempt(request, 0, false)).fencingToken();
+            assertThat(answer(store.release(new StoreLease(request, first)))).isEqualTo(ReleaseResult.RELEASED);
+            long second = answer(store.attempt(request, 0, false)).fencingToken();
+            assertThat(second).isGreaterThan(first);
+            // etcd #22082: a release that deletes by key alone, late or retried, deletes the newer hold's key.
+            assertThat(answer(store.release(new StoreLease(request, first)))).isEqualTo(ReleaseResult.EXPIRED);
+            assertThat(keysOf("late-release")).singleElement()
+                    .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(second));
+            LockRequest other = request("late-release", Duration.ofSeconds(30), true);
+            assertThat(answer(store.attempt(other, 0, false)).isAcquired()).as("the newer hold still holds").isFalse();
+            assertThat(answer(store.release(new StoreLease(request, second)))).isEqualTo(ReleaseResult.RELEASED);
+        }
+    }
+
+    @Test
+    void aReleaseWakesOnlyTheWaiterRightBehindIt() {
+        RecordingEvents events = new RecordingEvents();
+        try (EtcdLockStore store = startedStore(events)) {
+            LockRequest holder = request("wake-one", Duration.ofSeconds(30), true);
+            LockRequest next = request("wake-one", Duration.ofSeconds(30), true);
+            LockRequest last = request("wake-one", Duration.ofSeconds(30), true);
+            long token = answer(store.attempt(holder, 0, false)).fencingToken();
+            assertThat(answer(store.attempt(next, 30_000, false)).isAcquired()).isFalse();
+            assertThat(answer(store.attempt(last, 30_000, false)).isAcquired()).isFalse();
+
+            answer(store.release(new StoreLease(holder, token)));
+            // Only the watch can tell the store: nobody attempts meanwhile.
+            await().atMost(Duration.ofSeconds(5)).until(() -> events.woken.contains(next.ownerToken()));
+            assertThat(events.woken).as("the waiter behind the next one sleeps on").doesNotContain(last.ownerToken());
+
+            long nextToken = answer(store.attempt(next, 30_000, true)).fencingToken();
+            assertThat(nextToken).isGreaterThan(token);
+            answer(store.release(new StoreLease(next, nextToken)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> events.woken.contains(last.ownerToken()));
+            long lastToken = answer(store.attempt(last, 30_000, true)).fencingToken();
+            assertThat(lastToken).isGreaterThan(nextToken);
+            answer(store.release(new StoreLease(last, lastToken)));
+        }
+    }
+
+    @Test
+    void waitersOnSeveralNodesAreServedInArrivalOrder() throws Exception {
+        StoreLockService holder = node();
+        List<StoreLockService> waiters = List.of(node(), node(), node());
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        LockHandle held = holder.lock("arrival");
+        List<CompletableFuture<Void>> queued = new java.util.ArrayList<>();
+        for (int i = 0; i < waiters.size(); i++) {
+            StoreLockService waiter = waiters.get(i);
+            String who = "node-" + i;
+            queued.add(CompletableFuture.runAsync(() -> {
+                try (LockHandle handle = waiter.lock("arrival", LockOptions.defaults()
+                        .withWaitTime(Duration.ofSeconds(30)))) {
+                    history.hold(who, handle, () -> order.add(who));
+                }
+            }));
+            int keys = i + 2;
+            // The next node arrives only once this one's key is in line.
+            await().atMost(Duration.ofSeconds(10)).until(() -> keysOf("arrival").size() == keys);
+        }
+        history.hold("holder", held, () -> { });
+        held.unlock();
+        CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        assertThat(order).containsExactly("node-0", "node-1", "node-2");
+        history.assertConsistent();
+    }
+
+    @Test
+    void aFixedLeaseGetsAnEtcdLeaseOfItsOwnRoundedUpToWholeSeconds() {
+        try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
+            LockRequest shortLease = request("rounded-short", Duration.ofMillis(300), false);
+            LockRequest longer = request("rounded-long", Duration.ofMillis(2500), false);
+            long shortToken = answer(store.attempt(shortLease, 0, false)).fencingToken();
+            long longToken = answer(store.attempt(longer, 0, false)).fencingToken();
+            assertThat(grantedTtl("rounded-short")).as("300 ms: 1 s, this cluster's minimum TTL").isEqualTo(1);
+            assertThat(grantedTtl("rounded-long")).as("2.5 s: 3 s").isEqualTo(3);
+            answer(store.release(new StoreLease(shortLease, shortToken)));
+            answer(store.release(new StoreLease(longer, longToken)));
+        }
+    }
+
+    private static long grantedTtl(String name) {
+        long lease = keysOf(name).get(0).getLease();
+        return admin.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT).join().getGrantedTTL();
+    }
+
+    @Test
+    void watchdogLocksOfOneInstanceShareOneEtcdLease() {
+        StoreLockService a = node();
+        try (LockHandle one = a.lock("shared-1"); LockHandle two = a.lock("shared-2")) {
+            assertThat(keysOf("shared-1").get(0).getLease()).isNotZero()
+                    .isEqualTo(keysOf("shared-2").get(0).getLease());
+            assertThat(one.isHeld() && two.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void aRevokedSharedLeaseIsReportedLostAndTheLockIsFreeForOthers() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        LockHandle held = a.lock("revoked");
+        long lease = keysOf("revoked").get(0).getLease();
+        history.hold("a", held, () -> {
+            admin.getLeaseClient().revoke(lease).join(); // as etcd does when the lease runs out
+            await().atMost(Duration.ofSeconds(10)).until(() -> !held.isHeld());
+        });
+        assertThat(a.heldLocks()).isEmpty();
+        Optional<LockHandle> next = b.tryLock("revoked", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)));
+        assertThat(next).isPresent();
+        history.hold("b", next.get(), () -> assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken()));
+        next.get().unlock();
+        assertThat(history.lostLeases()).isEqualTo(1);
+        history.assertConsistent();
+        // The instance locks again, on a new shared lease.
+        a.lock("revoked-after").unlock();
+    }
+
+    @Test
+    void namesThatArePrefixesOfOneAnotherAreDifferentLocks() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        LockOptions now = LockOptions.defaults().withWaitTime(Duration.ZERO);
+        try (LockHandle plain = a.lock("a"); LockHandle slash = a.lock("a/w"); LockHandle percent = a.lock("a%2Fw")) {
+            assertThat(b.tryLock("a", now)).isEmpty();
+            assertThat(keysOf("a")).hasSize(1);
+            assertThat(new String(keysOf("a/w").get(0).getKey().getBytes(), StandardCharsets.UTF_8))
+                    .startsWith(PREFIX + "/a%2Fw/w/");
+            assertThat(plain.isHeld() && slash.isHeld() && percent.isHeld()).isTrue();
+        }
+    }
+
+    /** Records which waiters the store woke. */
+    private static final class RecordingEvents implements StoreEvents {
+
+        final ConcurrentLinkedQueue<String> woken = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+            if (handedTo != null) {
+                woken.add(handedTo);
+            }
+        }
+
+        @Override
+        public void leaseLost(String ownerToken) {
+        }
+    }
+
+    private static <T> T answer(CompletionStage<T> stage) {
+        return stage.toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    /** A lease as the engine hands it to the store. */
+    private record StoreLease(LockRequest request, long fencingToken) implements Lease {
+    }
+
+}
