@@ -288,10 +288,9 @@ public class EtcdLockStore implements LockStore {
         if (key == null || !registry.forget(key)) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<?> deleted = key.createRevision != 0 ? deleteIfCreatedAt(key.key, key.createRevision)
-                // Not known to exist: the key is this request's alone, so an unconditional delete is safe.
-                : kv.delete(key.key, DeleteOption.DEFAULT);
-        return deleted.handle((done, error) -> {
+        // A key whose create revision is not known (its put answered late) is this request's alone, so deleting
+        // it unconditionally is safe.
+        return delete(key.key, key.createRevision, key.session).handle((done, error) -> {
             if (error != null) {
                 log.debug("Could not delete the etcd key of lock '{}'; its lease ends it", request.name(), error);
             }
@@ -306,7 +305,8 @@ public class EtcdLockStore implements LockStore {
         LockKey key = registry.byOwner(request.ownerToken());
         boolean ours = key != null && key.held && key.createRevision == lease.fencingToken() && registry.forget(key);
         ByteSequence name = keys.requestKey(request.name(), kindOf(request), request.ownerToken());
-        return deleteIfCreatedAt(name, lease.fencingToken()).thenApply(response -> {
+        SessionLease session = ours && key != null ? key.session : null;
+        return delete(name, lease.fencingToken(), session).thenApply(response -> {
             if (ours && key != null) {
                 revokeOwnLease(key);
             }
@@ -314,10 +314,44 @@ public class EtcdLockStore implements LockStore {
         });
     }
 
-    /** Deletes a key only in the incarnation that has this create revision. */
+    /**
+     * Deletes a key only in the incarnation that has this create revision (any, for revision 0). A key on a shared
+     * lease would outlive its request for as long as this instance keeps that lease alive, blocking everyone behind
+     * it: when etcd does not confirm the delete, it is sent again, with a backoff, until etcd answers or the lease
+     * is gone (and the key with it). The create revision makes a repeated delete safe.
+     */
+    private CompletableFuture<TxnResponse> delete(ByteSequence key, long createRevision,
+            @Nullable SessionLease session) {
+        CompletableFuture<TxnResponse> deleted = deleteIfCreatedAt(key, createRevision);
+        if (session != null) {
+            deleted.whenComplete((done, error) -> {
+                if (error != null) {
+                    deleteLater(key, createRevision, session, 0);
+                }
+            });
+        }
+        return deleted;
+    }
+
+    private void deleteLater(ByteSequence key, long createRevision, SessionLease session, int retries) {
+        if (closed.get() || session.lost()) {
+            return;
+        }
+        long delayMillis = Math.min(2000, 50L << Math.min(retries, 6));
+        scheduler.schedule(() -> deleteIfCreatedAt(key, createRevision)
+                .orTimeout(config.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((done, error) -> {
+                    if (error != null) {
+                        log.debug("etcd did not confirm the delete of a lock key; sending it again", error);
+                        deleteLater(key, createRevision, session, retries + 1);
+                    }
+                }), delayMillis, TimeUnit.MILLISECONDS);
+    }
+
     private CompletableFuture<TxnResponse> deleteIfCreatedAt(ByteSequence key, long createRevision) {
-        return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
+        Cmp[] onlyThat = createRevision == 0 ? new Cmp[0]
+                : new Cmp[] { new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)) };
+        return kv.txn().If(onlyThat).Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
     }
 
     private void forget(LockKey key) {

@@ -1,0 +1,212 @@
+package dev.distlock.etcd;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.CompositeLockListener;
+import dev.distlock.listener.LockListener;
+import dev.distlock.test.FaultProxy;
+import dev.distlock.test.HolderJvm;
+import dev.distlock.test.LockHistory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Faults of a real three-member etcd cluster, every grant recorded and the history checked: the leader dies, the
+ * quorum is lost, a holder's keep-alives stop reaching etcd, a holder JVM is killed. The cluster is shared by the
+ * tests and healed after each.
+ */
+class EtcdFaultTests {
+
+    private static final Logger log = LoggerFactory.getLogger(EtcdFaultTests.class);
+
+    private static final String PREFIX = "faults";
+
+    static EtcdTestCluster cluster;
+
+    private final LockHistory history = new LockHistory();
+
+    private final EtcdNodes nodes = new EtcdNodes();
+
+    private final AtomicInteger lost = new AtomicInteger();
+
+    private final AtomicLong lostAt = new AtomicLong();
+
+    private final LockListener listener = CompositeLockListener.of(List.of(history.listener(), new LockListener() {
+        @Override
+        public void leaseLost(LockHandle handle) {
+            lostAt.compareAndSet(0, System.nanoTime());
+            lost.incrementAndGet();
+        }
+    }));
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = EtcdTestCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @AfterEach
+    void closeNodesAndHeal() {
+        nodes.close();
+        for (int i = 0; i < cluster.size(); i++) {
+            if (!cluster.running(i)) {
+                cluster.startMember(i);
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cluster.leader() >= 0);
+    }
+
+    private static EtcdLockConfig config(List<String> endpoints) {
+        return EtcdLockConfig.defaults().withEndpoints(endpoints).withKeyPrefix(PREFIX)
+                .withCommandTimeout(Duration.ofSeconds(1));
+    }
+
+    private StoreLockService node(List<String> endpoints, Duration lease) {
+        return nodes.node(config(endpoints), LockConfig.defaults().withWaitTime(Duration.ofSeconds(10))
+                .withLeaseTime(lease), listener);
+    }
+
+    @Test
+    void killingTheLeaderKeepsLockingGoingWithIncreasingTokens() throws Exception {
+        StoreLockService[] two = { node(cluster.endpoints(), Duration.ofSeconds(5)),
+                node(cluster.endpoints(), Duration.ofSeconds(5)) };
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger unavailable = new AtomicInteger();
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            StoreLockService node = two[t % 2];
+            String who = "node-" + (t % 2) + "/thread-" + t;
+            workers.add(CompletableFuture.runAsync(() -> {
+                while (!stop.get()) {
+                    try (LockHandle handle = node.lock("failover", LockOptions.defaults()
+                            .withWaitTime(Duration.ofSeconds(20)))) {
+                        history.hold(who, handle, Thread::yield);
+                    }
+                    catch (LockUnavailableException ex) {
+                        unavailable.incrementAndGet(); // during the election: fail closed, try again
+                    }
+                }
+            }));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> history.grants().size() >= 30);
+        int leader = cluster.leader();
+        long killed = System.nanoTime();
+        cluster.kill(leader);
+        int atKill = history.grants().size();
+        await().atMost(Duration.ofSeconds(40)).until(() -> history.grants().size() >= atKill + 30);
+        long recovered = history.grants().stream().mapToLong(LockHistory.Grant::startNanos)
+                .filter(start -> start > killed).min().orElseThrow();
+        stop.set(true);
+        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        int newLeader = await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(cluster::leader,
+                index -> index >= 0);
+        assertThat(newLeader).as("a new leader").isNotEqualTo(leader);
+        log.info("Leader killed: first grant after {} ms, {} calls failed closed, {} grants in all",
+                TimeUnit.NANOSECONDS.toMillis(recovered - killed), unavailable.get(), history.grants().size());
+        history.assertConsistent();
+    }
+
+    @Test
+    void losingTheQuorumFailsClosedWithinTheCommandTimeoutAndLockingComesBack() {
+        StoreLockService a = node(cluster.endpoints(), Duration.ofSeconds(30));
+        a.lock("quorum").unlock();
+        int leader = cluster.leader();
+        List<Integer> two = List.of(leader, (leader + 1) % 3);
+        two.forEach(cluster::stop);
+        AtomicBoolean ran = new AtomicBoolean();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> a.runWithLock("quorum", () -> ran.set(true)))
+                .isInstanceOf(LockUnavailableException.class);
+        Duration failedAfter = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(failedAfter).as("bounded by distlock.command-timeout (1 s)").isLessThan(Duration.ofMillis(2500));
+        assertThat(ran).isFalse();
+        assertThat(a.storeHealth(Duration.ofMillis(500)).up()).isFalse();
+        two.forEach(cluster::startMember);
+        long back = System.nanoTime();
+        await().atMost(Duration.ofSeconds(40)).ignoreExceptionsInstanceOf(LockUnavailableException.class)
+                .untilAsserted(() -> a.lock("quorum").unlock());
+        log.info("Quorum lost: failed closed after {} ms; locking again {} ms after the members were back",
+                failedAfter.toMillis(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back));
+    }
+
+    @Test
+    void aHolderWhoseKeepAlivesAreCutIsToldBeforeAnotherNodeCanHold() throws Exception {
+        int member = 0;
+        try (FaultProxy proxy = FaultProxy.start("etcd-m0", URI.create(cluster.endpoint(member)).getPort())) {
+            StoreLockService a = node(List.of("http://127.0.0.1:" + proxy.port()), Duration.ofSeconds(2));
+            StoreLockService b = node(cluster.endpoints(), Duration.ofSeconds(2));
+            LockHandle held = a.lock("cut");
+            CompletableFuture<LockHandle> next = CompletableFuture.supplyAsync(() -> b.lock("cut",
+                    LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))));
+            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.counts(b).attempts() >= 1);
+            history.hold("a", held, () -> {
+                proxy.drop(); // the keep-alives (and everything else) of node a reach etcd no more
+                await().atMost(Duration.ofSeconds(10)).until(() -> !held.isHeld());
+            });
+            LockHandle taken = next.get(20, TimeUnit.SECONDS);
+            long grantedAt = System.nanoTime();
+            history.hold("b", taken, () -> assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken()));
+            taken.unlock();
+            assertThat(lost.get()).isEqualTo(1);
+            assertThat(lostAt.get()).as("a was told before b held").isLessThan(grantedAt);
+            log.info("Keep-alives cut: a told {} ms before b held the lock",
+                    TimeUnit.NANOSECONDS.toMillis(grantedAt - lostAt.get()));
+            history.assertConsistent();
+            proxy.pass();
+        }
+    }
+
+    @Test
+    void theLockOfAKilledHolderJvmIsFreeAgainWithinItsLease() throws Exception {
+        long leaseMillis = 2000;
+        try (HolderJvm holder = HolderJvm.start(EtcdHolderProcess.class, String.join(",", cluster.endpoints()),
+                PREFIX, "crash", String.valueOf(leaseMillis))) {
+            long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
+            long lockedAt = System.nanoTime();
+            StoreLockService node = node(cluster.endpoints(), Duration.ofSeconds(2));
+            assertThat(node.tryLock("crash", LockOptions.defaults().withWaitTime(Duration.ofMillis(500))))
+                    .as("the live holder's lease keeps the lock").isEmpty();
+            holder.kill();
+            long killed = System.nanoTime();
+            history.record("crash", "holder-jvm", holderToken, lockedAt, killed, false);
+            try (LockHandle handle = node.lock("crash", LockOptions.defaults()
+                    .withWaitTime(Duration.ofMillis(leaseMillis * 5)))) {
+                Duration after = Duration.ofNanos(System.nanoTime() - killed);
+                // etcd expires the lease one TTL after the last keep-alive it got (before the kill), checking
+                // every 500 ms; the rest is slack for a busy machine.
+                history.hold("survivor", handle, () -> assertThat(after)
+                        .isLessThanOrEqualTo(Duration.ofMillis(leaseMillis + 2000)));
+                assertThat(handle.fencingToken()).isGreaterThan(holderToken);
+                log.info("Holder JVM killed: lock taken over after {} ms (lease {} ms)", after.toMillis(), leaseMillis);
+            }
+            history.assertConsistent();
+        }
+    }
+}

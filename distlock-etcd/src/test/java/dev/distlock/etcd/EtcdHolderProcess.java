@@ -1,0 +1,40 @@
+package dev.distlock.etcd;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.LockListener;
+import dev.distlock.test.HolderJvm;
+
+/**
+ * A separate JVM that takes a watchdog lock on etcd and holds it until it is killed; shows that a crashed holder
+ * blocks the lock for at most its lease. Arguments: endpoints (comma-separated), key prefix, lock name, lease in
+ * ms. Prints "LOCKED token".
+ */
+public final class EtcdHolderProcess {
+
+    private EtcdHolderProcess() {
+    }
+
+    /**
+     * @param args endpoints, key prefix, lock name, lease ms
+     * @throws InterruptedException never in practice: the process is killed while sleeping
+     */
+    public static void main(String[] args) throws InterruptedException {
+        EtcdLockStore store = EtcdLockStore.connect(EtcdLockConfig.defaults()
+                .withEndpoints(List.of(args[0].split(","))).withKeyPrefix(args[1])
+                .withCommandTimeout(Duration.ofSeconds(10)));
+        StoreLockService service = new StoreLockService(store, LockConfig.defaults()
+                .withLeaseTime(Duration.ofMillis(Long.parseLong(args[3]))).withCommandTimeout(Duration.ofSeconds(10)),
+                LockListener.NONE);
+        service.start();
+        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+        System.out.println(HolderJvm.LOCKED + handle.fencingToken());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE); // holds the lock, on its shared lease alone, until SIGKILL
+    }
+}
