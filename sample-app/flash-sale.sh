@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One-command flash-sale demo: several sample-app instances, many concurrent buyers, one product with stock 100.
 #
-#   sample-app/flash-sale.sh [--store redis|jdbc|zookeeper] [--instances 3] [--buyers 1000] [--concurrency 24]
+#   sample-app/flash-sale.sh [--store redis|jdbc|zookeeper|etcd] [--instances 3] [--buyers 1000] [--concurrency 24]
 #                            [--no-lock | --lock-only]
 #
 # Runs two rounds by default: first with distlock (no overselling), then the same instances' code started with
 # distlock.enabled=false (overselling). --no-lock runs only the second round, --lock-only only the first.
 # --store picks the lock store (distlock.store, default redis): jdbc keeps the locks in the shared H2 database,
-# zookeeper on an in-process ZooKeeper server; neither starts a Redis.
+# zookeeper on an in-process ZooKeeper server, etcd on a local etcd process (needs Debian's etcd-server, or an etcd
+# binary named by --sample.etcd-binary in the instances' arguments); none of them starts a Redis.
 # Needs only a JDK 17+, bash and curl. Builds the sample if needed, runs everything on 127.0.0.1 (free ports, its
 # own embedded Redis or ZooKeeper and H2 database in a temporary directory) and stops everything it started.
 set -euo pipefail
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option $1 (try --help)" >&2; exit 2 ;;
     esac
 done
-case "$STORE" in redis|jdbc|zookeeper) ;; *) echo "--store must be redis, jdbc or zookeeper" >&2; exit 2 ;; esac
+case "$STORE" in redis|jdbc|zookeeper|etcd) ;; *) echo "--store must be redis, jdbc, zookeeper or etcd" >&2; exit 2 ;; esac
 case "$INSTANCES" in ''|*[!0-9]*) echo "--instances must be a number" >&2; exit 2 ;; esac
 if [ "$INSTANCES" -lt 1 ] || [ "$INSTANCES" -gt 8 ]; then echo "--instances must be 1..8" >&2; exit 2; fi
 
@@ -107,21 +108,24 @@ wait_ready() { # port pid log
 }
 
 start_instances() { # distlock.enabled
-    local enabled="$1" redis_port zk_port i port log pid urls="" pending=""
+    local enabled="$1" redis_port zk_port etcd_port i port log pid urls="" pending=""
     free_port; redis_port="$FREE_PORT"
     free_port; zk_port="$FREE_PORT"
+    free_port; etcd_port="$FREE_PORT"
     for i in $(seq 1 "$INSTANCES"); do
         free_port; port="$FREE_PORT"
         log="$WORK/instance-$i-lock-$enabled.log"
         java -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$JAR" \
             --server.port="$port" --spring.data.redis.port="$redis_port" --sample.data-dir="$WORK/data" \
             --distlock.store="$STORE" --distlock.zookeeper.connect-string="127.0.0.1:$zk_port" \
+            --distlock.etcd.endpoints="http://127.0.0.1:$etcd_port" \
             --distlock.enabled="$enabled" --sample.daily-report.cron=- >"$log" 2>&1 &
         pid=$!
         PIDS="$PIDS $pid"
         urls="$urls,http://127.0.0.1:$port"
         if [ "$i" -eq 1 ]; then
-            # The first instance starts the embedded Redis (store redis) or ZooKeeper (store zookeeper) and serves
+            # The first instance starts the embedded Redis (store redis), ZooKeeper (store zookeeper) or a local
+            # etcd (store etcd, from Debian's etcd-server) and serves
             # the H2 database; the others join it.
             wait_ready "$port" "$pid" "$log"
         else
