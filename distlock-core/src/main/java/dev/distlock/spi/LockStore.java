@@ -91,8 +91,13 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
-     * @return false when a lease lasts as long as the store's session rather than a lease time (ZooKeeper): the
-     *         engine then renews nothing and the store reports loss through {@link StoreEvents#leaseLost}
+     * A store whose leases do not expire must also see its releases and cancels through: the engine tries each once,
+     * and a lock entry left behind would block the lock for as long as the session lasts (the ZooKeeper store
+     * deletes with Curator's guaranteed deletes, the etcd store sends a delete again until etcd confirms it).
+     *
+     * @return false when a lease lasts as long as the store's session rather than a lease time (ZooKeeper, etcd's
+     *         shared leases): the engine then renews nothing and the store reports loss through
+     *         {@link StoreEvents#leaseLost}
      */
     default boolean leasesExpire() {
         return true;
