@@ -415,7 +415,9 @@ public class EtcdLockStore implements LockStore {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             registry.clear();
-            sessions.close();
+            // Revoked, the shared leases take any key left with them now instead of at the end of their TTL. Each
+            // revoke is bounded by the command timeout; one that fails leaves its lease to run out by itself.
+            sessions.close().join();
             scheduler.shutdownNow();
             if (ownsClient) {
                 client.close();

@@ -1,6 +1,8 @@
 package dev.distlock.etcd;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * another instance can take the locks, and its holders are told ({@code onLost}). An etcd answer that the lease is
  * not found loses it at once.
  */
-final class SessionLeases implements AutoCloseable {
+final class SessionLeases {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
 
@@ -169,8 +171,8 @@ final class SessionLeases implements AutoCloseable {
         }
     }
 
-    private void revoke(SessionLease lease) {
-        leases.revoke(lease.id).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((revoked, error) -> {
+    private CompletableFuture<?> revoke(SessionLease lease) {
+        return leases.revoke(lease.id).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((revoked, error) -> {
             if (error != null) {
                 log.debug("Could not revoke etcd {}; it runs out by itself", lease, error);
             }
@@ -182,16 +184,20 @@ final class SessionLeases implements AutoCloseable {
         return (int) byTtl.values().stream().filter(SessionLeases::usable).count();
     }
 
-    /** Revokes every shared lease (the engine released the locks on them before), which deletes waiters' keys. */
-    @Override
-    public void close() {
+    /**
+     * Revokes every shared lease (the engine released the locks on them before), which deletes waiters' keys at
+     * once rather than at the end of the TTL.
+     *
+     * @return completes when etcd answered every revoke (or failed to)
+     */
+    CompletableFuture<Void> close() {
         closed = true;
-        byTtl.values().forEach(future -> future.thenAccept(lease -> {
-            if (lease.markLost()) {
-                cancelTimers(lease);
-                revoke(lease);
-            }
-        }));
+        List<CompletableFuture<?>> revoked = new ArrayList<>();
+        byTtl.values().forEach(future -> revoked.add(future.thenCompose(lease -> {
+            cancelTimers(lease);
+            return lease.markLost() ? revoke(lease) : CompletableFuture.completedFuture(null);
+        }).exceptionally(error -> null)));
         byTtl.clear();
+        return CompletableFuture.allOf(revoked.toArray(CompletableFuture[]::new));
     }
 }

@@ -217,6 +217,22 @@ class EtcdLockStoreTests {
     }
 
     @Test
+    void closingAStoreRevokesItsSharedLeaseSoItsWaitingKeysGoAtOnce() {
+        try (EtcdLockStore holding = startedStore(StoreEvents.NONE)) {
+            LockRequest holder = request("closing", Duration.ofSeconds(30), true);
+            long token = answer(holding.attempt(holder, 0, false)).fencingToken();
+            EtcdLockStore waiting = startedStore(StoreEvents.NONE);
+            assertThat(answer(waiting.attempt(request("closing", Duration.ofSeconds(30), true), 30_000, false))
+                    .isAcquired()).isFalse();
+            assertThat(keysOf("closing")).hasSize(2);
+            waiting.close(); // nobody cancels the waiter: the revoke of its 30 s lease must take its key
+            assertThat(keysOf("closing")).singleElement()
+                    .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(token));
+            answer(holding.release(new StoreLease(holder, token)));
+        }
+    }
+
+    @Test
     void namesThatArePrefixesOfOneAnotherAreDifferentLocks() {
         StoreLockService a = node();
         StoreLockService b = node();
