@@ -128,13 +128,14 @@ public class EtcdLockStore implements LockStore {
 
     /**
      * @param config the settings
-     * @return a new jetcd client for the configured endpoints and credentials; calls fail at once rather than wait
-     *         while no endpoint is reachable (the lock path fails closed)
+     * @return a new jetcd client for the configured endpoints and credentials; every unary call is bounded by the
+     *         command timeout ({@link UnaryCallDeadline}), so the lock path fails closed within it while no endpoint
+     *         is reachable, and goes through once a reconnection is made within it
      */
     public static Client newClient(EtcdLockConfig config) {
         ClientBuilder builder = Client.builder()
                 .endpoints(config.endpoints().stream().map(String::trim).toArray(String[]::new))
-                .connectTimeout(config.commandTimeout()).waitForReady(false);
+                .connectTimeout(config.commandTimeout()).interceptor(new UnaryCallDeadline(config.commandTimeout()));
         if (config.username() != null) {
             builder.user(ByteSequence.from(config.username(), StandardCharsets.UTF_8));
             if (config.password() != null) {
