@@ -19,7 +19,8 @@ import dev.distlock.embedded.RedisServerProcess;
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
  * [--workloads A,B,B1,B2,C,D,E,F,G,H,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
- * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper] [--out docs/benchmarks.md] [--note "..."]}
+ * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper,etcd,etcd-3] [--out docs/benchmarks.md]
+ * [--note "..."]}
  */
 public final class BenchmarkMain {
 
@@ -189,7 +190,8 @@ public final class BenchmarkMain {
                     }
                 }
                 // A long run should not lose everything to a late failure: the report so far, after every repeat.
-                write(out, new Report(settings, contenders, stores == null ? List.of() : stores.stores(), results,
+                write(out, new Report(settings, contenders, stores == null ? List.of() : stores.stores(),
+                        stores == null ? List.of() : stores.skipped(), results,
                         environment.withDuration(Duration.ofNanos(System.nanoTime() - started)), reproducible(args))
                         .render());
             }
@@ -204,8 +206,8 @@ public final class BenchmarkMain {
                 server.stop();
             }
         }
-        String markdown = new Report(settings, contenders, stores == null ? List.of() : stores.stores(), results,
-                environment, reproducible(args)).render();
+        String markdown = new Report(settings, contenders, stores == null ? List.of() : stores.stores(),
+                stores == null ? List.of() : stores.skipped(), results, environment, reproducible(args)).render();
         write(out, markdown);
         System.out.println(markdown);
         if (violations > 0) {

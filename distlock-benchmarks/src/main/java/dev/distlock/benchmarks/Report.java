@@ -34,6 +34,8 @@ final class Report {
 
     private final List<StoreUnderTest> stores;
 
+    private final List<String> skippedStores;
+
     private final Results results;
 
     private final Environment environment;
@@ -42,11 +44,12 @@ final class Report {
 
     private final StringBuilder md = new StringBuilder();
 
-    Report(Settings settings, List<LockContender> contenders, List<StoreUnderTest> stores, Results results,
-            Environment environment, String args) {
+    Report(Settings settings, List<LockContender> contenders, List<StoreUnderTest> stores, List<String> skippedStores,
+            Results results, Environment environment, String args) {
         this.settings = settings;
         this.contenders = contenders;
         this.stores = stores;
+        this.skippedStores = skippedStores;
         this.results = results;
         this.environment = environment;
         this.args = args;
@@ -633,7 +636,7 @@ final class Report {
     }
 
     private void renderS() {
-        if (!settings.workloads().contains("S") || stores.isEmpty()) {
+        if (!settings.workloads().contains("S") || stores.isEmpty() && skippedStores.isEmpty()) {
             return;
         }
         line("## S. distlock on each store");
@@ -648,12 +651,18 @@ final class Report {
                 + "are each node's part of the grants, largest first. ÷ Redis is the ratio to " + Stores.REDIS
                 + " in this run.");
         line("");
-        line("| store | setup |");
-        line("|---|---|");
-        for (StoreUnderTest store : stores) {
-            line("| " + store.name() + " | " + store.setup() + " |");
+        if (!stores.isEmpty()) {
+            line("| store | setup |");
+            line("|---|---|");
+            for (StoreUnderTest store : stores) {
+                line("| " + store.name() + " | " + store.setup() + " |");
+            }
+            line("");
         }
-        line("");
+        for (String skipped : skippedStores) {
+            line("**Skipped** (asked for, not measured) " + skipped + ".");
+            line("");
+        }
         for (int threads : List.of(1, 8)) {
             String m = StoreWorkloads.uncontended(threads);
             line("### S A" + threads + ": uncontended lock + unlock, " + threads
@@ -692,9 +701,9 @@ final class Report {
         line("");
         line("How to read S:");
         line("");
-        line("- Every store shares the two cores with the harness. Redis, Redlock's masters and PostgreSQL are "
-                + "processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its CPU and "
-                + "garbage collector), as their tests run them.");
+        line("- Every store shares the two cores with the harness. Redis, Redlock's masters, PostgreSQL and etcd's "
+                + "members are processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its "
+                + "CPU and garbage collector), as their tests run them.");
         line("- `min-replicas=auto` (the default) on a master with a replica, as `1`: every acquire sends "
                 + "`WAIT 1 <timeout>` right behind the lock script on the same "
                 + "connection (pipelined, no extra client round trip), and the master answers it once the replica "
@@ -713,10 +722,19 @@ final class Report {
                 + "5–100 ms back-off), so when a node releases, its own next thread, asking at once, usually wins "
                 + "again. ZooKeeper queues every node's request on the server (sequential nodes) and grants the "
                 + "oldest; its tokens are zxids, so there is no local hand-off: every grant is a server round trip "
-                + "and goes to another node (node changes = grants).");
+                + "and goes to another node (node changes = grants). etcd does the same with keys queued by create "
+                + "revision (its tokens): a release deletes the holder's key, etcd tells the next key's node through "
+                + "its watch, and that node re-reads its place (one more transaction) before it holds the lock.");
         line("- ZooKeeper writes (create and delete of the lock node) are answered after the server has appended "
                 + "them to its transaction log and fsynced it (`zookeeper.forceSync=yes`, the default; concurrent "
                 + "writes share an fsync). Run with `-Dzookeeper.forceSync=no` to see the protocol without the disk.");
+        line("- etcd: an uncontended cycle is two transactions, the lock (put the request's key on its lease and "
+                + "read the key before it) and the release (delete the key if it still has its create revision); "
+                + "a watchdog lock's key is on a lease the node shares among its watchdog locks, granted by the first "
+                + "acquire and kept alive by the store (one keep-alive per third of the lease, not per lock). Every "
+                + "write is appended to etcd's write-ahead log and fsynced before it is answered; the harness puts "
+                + "the data on tmpfs (see the setup), where that fsync costs nothing. With 3 members a write is also "
+                + "committed by a second member (one more leader → follower → leader trip over loopback).");
         line("- H2 keeps the database in memory (no disk at all): the JDBC path's cost without a database's "
                 + "durability. PostgreSQL keeps its durability defaults: each lock and each release is a commit, "
                 + "flushed to the write-ahead log.");

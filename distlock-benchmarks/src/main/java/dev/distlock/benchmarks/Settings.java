@@ -31,7 +31,7 @@ record Settings(Duration warmup, Duration measure, int repeats, int trafficCycle
 
     /**
      * Every workload letter, in run order. S (distlock on each store) is in the default run: at the defaults it adds
-     * about 13 minutes (6 stores × 3 measurements × 13 s × 3 repeats, plus starting the servers) to a run of over
+     * about 18 minutes (9 stores × 3 measurements × 13 s × 3 repeats, plus starting the servers) to a run of over
      * an hour.
      */
     static final List<String> ALL_WORKLOADS = List.of("A", "B", "B1", "B2", "C", "D", "E", "F", "G", "H", "S");

@@ -45,12 +45,15 @@ final class StoreWorkloads implements AutoCloseable {
 
     private final List<StoreUnderTest> stores;
 
+    private final List<String> skipped;
+
     private StoreWorkloads(Settings settings, Results results, AtomicLong exclusionViolations,
-            List<StoreUnderTest> stores) {
+            List<StoreUnderTest> stores, List<String> skipped) {
         this.settings = settings;
         this.results = results;
         this.exclusionViolations = exclusionViolations;
         this.stores = stores;
+        this.skipped = skipped;
     }
 
     /**
@@ -62,22 +65,29 @@ final class StoreWorkloads implements AutoCloseable {
     static StoreWorkloads start(Settings settings, Results results, AtomicLong exclusionViolations, RedisTarget redis)
             throws Exception {
         List<StoreUnderTest> started = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
         try {
             for (String id : settings.stores()) {
                 System.out.println("[bench] starting store " + id);
-                Stores.start(id, redis).ifPresent(started::add);
+                Stores.start(id, redis, skipped::add).ifPresent(started::add);
             }
         }
         catch (Exception | Error ex) {
             started.forEach(StoreUnderTest::close);
             throw ex;
         }
-        return new StoreWorkloads(settings, results, exclusionViolations, List.copyOf(started));
+        return new StoreWorkloads(settings, results, exclusionViolations, List.copyOf(started),
+                List.copyOf(skipped));
     }
 
     /** @return the started stores, in {@code --stores} order */
     List<StoreUnderTest> stores() {
         return stores;
+    }
+
+    /** @return the stores asked for that this machine cannot run, each with the reason, for the report */
+    List<String> skipped() {
+        return skipped;
     }
 
     static String uncontended(int threads) {

@@ -1,5 +1,9 @@
 package dev.distlock.benchmarks;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -9,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -23,6 +29,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.distlock.embedded.RedisServerGroup;
 import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.etcd.EtcdLockConfig;
+import dev.distlock.etcd.EtcdLockStore;
+import dev.distlock.etcd.EtcdTestCluster;
 import dev.distlock.jdbc.JdbcLockConfig;
 import dev.distlock.jdbc.JdbcLockSchemaInitializer;
 import dev.distlock.jdbc.JdbcLockStore;
@@ -44,7 +53,7 @@ final class Stores {
 
     /** Every store id, in report order. */
     static final List<String> ALL = List.of("redis", "redis-replica", "redis-replica-off", "redlock", "h2", "postgres",
-            "zookeeper");
+            "zookeeper", "etcd", "etcd-3");
 
     /** The label of the reference store of workload S's ratios. */
     static final String REDIS = "Redis standalone";
@@ -64,17 +73,21 @@ final class Stores {
      *
      * @param id its id
      * @param redis the harness's Redis server, the standalone store
-     * @return the started store, or empty when this machine cannot run it (the reason is printed)
+     * @param skipped told, for the report, why a store this machine cannot run is left out
+     * @return the started store, or empty when this machine cannot run it (the reason is printed and given to
+     *         {@code skipped})
      */
-    static Optional<StoreUnderTest> start(String id, RedisTarget redis) throws Exception {
+    static Optional<StoreUnderTest> start(String id, RedisTarget redis, Consumer<String> skipped) throws Exception {
         return switch (id) {
             case "redis" -> Optional.of(redisStandalone(redis));
             case "redis-replica" -> Optional.of(redisWithReplica(MinReplicas.AUTO));
             case "redis-replica-off" -> Optional.of(redisWithReplica(MinReplicas.NONE));
             case "redlock" -> Optional.of(redlock(3));
             case "h2" -> Optional.of(h2());
-            case "postgres" -> postgres();
+            case "postgres" -> postgres(skipped);
             case "zookeeper" -> Optional.of(zookeeper());
+            case "etcd" -> etcd(1, skipped);
+            case "etcd-3" -> etcd(3, skipped);
             default -> throw new IllegalArgumentException("--stores: unknown '" + id + "', known: " + ALL);
         };
     }
@@ -161,12 +174,12 @@ final class Stores {
                 resources -> jdbcNode(url, "sa", resources), List.of(server::stop, keeper));
     }
 
-    private static Optional<StoreUnderTest> postgres() throws Exception {
+    private static Optional<StoreUnderTest> postgres(Consumer<String> skipped) throws Exception {
         // The PostgreSQL server of distlock-jdbc's tests, from the machine's binaries, with durable commits here.
         Optional<PostgresTestServer> started = PostgresTestServer.startNew(true);
         if (started.isEmpty()) {
-            System.err.println("  PostgreSQL SKIPPED: no PostgreSQL server binaries on this machine");
-            return Optional.empty();
+            return skip(skipped, "JDBC, PostgreSQL", "no PostgreSQL server binaries on this machine (Debian's "
+                    + "`postgresql`, or `DISTLOCK_PG_BIN`)");
         }
         PostgresTestServer server = started.get();
         createTable(server.url(), null);
@@ -192,7 +205,66 @@ final class Stores {
                 List.of(server));
     }
 
+    /**
+     * {@code members} etcd processes from the machine's binary, started the way distlock-etcd's tests start them
+     * ({@link EtcdTestCluster}: loopback ports, data on {@code /dev/shm}, heartbeat 50 ms, election 500 ms); every
+     * node a store with a jetcd client of its own on all members' endpoints.
+     */
+    private static Optional<StoreUnderTest> etcd(int members, Consumer<String> skipped) {
+        String id = members == 1 ? "etcd" : "etcd-" + members;
+        String label = "etcd (" + members + (members == 1 ? " member)" : " members)");
+        // Checked first: without a binary EtcdTestCluster.start throws JUnit's TestAbortedException (an assumption).
+        Optional<Path> binary = EtcdTestCluster.binary();
+        if (binary.isEmpty()) {
+            return skip(skipped, label, "no etcd binary on this machine (Debian's `etcd-server`, or "
+                    + "`DISTLOCK_ETCD_BIN`)");
+        }
+        EtcdTestCluster cluster = EtcdTestCluster.start(members);
+        EtcdLockConfig config = EtcdLockConfig.defaults().withEndpoints(cluster.endpoints()).withKeyPrefix(PREFIX);
+        String data = Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm (tmpfs: its fsyncs cost nothing)"
+                : "a temporary directory under " + System.getProperty("java.io.tmpdir") + " (disk)";
+        String setup = etcdVersion(binary.get()) + " (" + binary.get() + "), " + (members == 1
+                ? "one member, a process of its own"
+                : members + " members, processes of their own (one Raft group: a write is answered once a majority "
+                        + "has it)")
+                + ", on loopback, data on " + data + ", `--heartbeat-interval 50 --election-timeout 500` (as in "
+                + "distlock-etcd's tests), other settings etcd's defaults; every node a jetcd "
+                + Versions.of("io.etcd", "jetcd-core", io.etcd.jetcd.Client.class) + " client of its own"
+                + (members == 1 ? "" : " on all " + members + " endpoints (jetcd's round robin: followers forward "
+                        + "writes to the leader)");
+        // The store closes the jetcd client it made; the lock service closes the store.
+        return Optional.of(new StoreUnderTest(id, label, setup, resources -> EtcdLockStore.connect(config),
+                List.of(cluster)));
+    }
+
     // ---------------------------------------------------------------- helpers
+
+    private static Optional<StoreUnderTest> skip(Consumer<String> skipped, String store, String why) {
+        System.err.println("  " + store + " SKIPPED: " + why);
+        skipped.accept(store + ": " + why);
+        return Optional.empty();
+    }
+
+    /** @return "etcd 3.4.23", from {@code etcd --version} */
+    private static String etcdVersion(Path binary) {
+        try {
+            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            process.waitFor(10, TimeUnit.SECONDS);
+            for (String line : output.split("\\R")) {
+                if (line.startsWith("etcd Version:")) {
+                    return "etcd " + line.substring("etcd Version:".length()).trim();
+                }
+            }
+        }
+        catch (IOException ex) {
+            // fall through: the version is for the report only
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        return "etcd (version unknown)";
+    }
 
     private static LockStore redisNode(String host, int port, RedisLockConfig config, List<AutoCloseable> resources) {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
