@@ -61,8 +61,8 @@ final class EtcdKeys {
         return bytes(lockPath(name) + kind.segment + "/" + requestId(ownerToken));
     }
 
-    /** @return the key every health check reads (it need not exist) */
-    ByteSequence healthKey() {
+    /** @return the prefix of every key of the store; also the key every health check reads (it need not exist) */
+    ByteSequence storePrefix() {
         return bytes(keyPrefix + "/");
     }
 

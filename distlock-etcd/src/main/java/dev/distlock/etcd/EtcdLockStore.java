@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * <li>A request puts one key, {@code <key-prefix>/<name>/<w|r>/<request id>} ({@link EtcdKeys}), on a lease, and
  * reads the key before it in the same transaction: one round trip when the lock is free. Keys queue by create
  * revision. A writer holds the lock when no key precedes its own, a reader when no writer's key does (the rules of
- * the ZooKeeper store); otherwise it watches only the key it waits for, and keeps its key, and its place, across the
- * retries of the request. A waiter that gives up deletes its key.</li>
+ * the ZooKeeper store); otherwise it waits for that one key — woken when its deletion reaches the store's single
+ * watch ({@link KeyRegistry}) — and keeps its key, and its place, across the retries of the request. A waiter that
+ * gives up deletes its key.</li>
  * <li>The fencing token is the key's create revision: etcd's revisions grow across the whole cluster and across
  * leader changes.</li>
  * <li>A release is a transaction that deletes the key only while it has the create revision of the lease being
@@ -105,12 +106,12 @@ public class EtcdLockStore implements LockStore {
         this.ownsClient = ownsClient;
         this.kv = client.getKVClient();
         this.keys = new EtcdKeys(config.keyPrefix());
-        this.registry = new KeyRegistry(client.getWatchClient());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "distlock-etcd-leases");
             thread.setDaemon(true);
             return thread;
         });
+        this.registry = new KeyRegistry(client.getWatchClient(), keys.storePrefix(), scheduler);
         this.sessions = new SessionLeases(client.getLeaseClient(), scheduler, config.commandTimeout(),
                 registry::sessionLost);
     }
@@ -268,7 +269,7 @@ public class EtcdLockStore implements LockStore {
             return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
         }
         ByteSequence predecessor = Objects.requireNonNull(position.predecessor(), "a waiting position's predecessor");
-        registry.watchPredecessor(position.key(), predecessor, position.revision() + 1);
+        registry.waitFor(position.key(), predecessor, position.revision());
         return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
     }
 
@@ -277,8 +278,8 @@ public class EtcdLockStore implements LockStore {
             throw new LockUnavailableException("The etcd lease ended during the attempt: cannot acquire '"
                     + key.request.name() + "'");
         }
+        registry.stopWaiting(key);
         key.held = true;
-        registry.watchHeld(key);
         return Attempt.acquired(key.createRevision);
     }
 
@@ -398,7 +399,7 @@ public class EtcdLockStore implements LockStore {
         details.put("endpoints", config.endpoints());
         details.put("keyPrefix", config.keyPrefix());
         long start = System.nanoTime();
-        return kv.get(keys.healthKey(), GetOption.builder().withCountOnly(true).build()).handle((read, error) -> {
+        return kv.get(keys.storePrefix(), GetOption.builder().withCountOnly(true).build()).handle((read, error) -> {
             if (error != null) {
                 details.put("etcd", "DOWN");
                 details.put("error", String.valueOf(error.getMessage()));
@@ -415,7 +416,7 @@ public class EtcdLockStore implements LockStore {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            registry.clear();
+            registry.close();
             // Revoked, the shared leases take any key left with them now instead of at the end of their TTL. Each
             // revoke is bounded by the command timeout; one that fails leaves its lease to run out by itself.
             sessions.close().join();

@@ -1,10 +1,16 @@
 package dev.distlock.etcd;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.StoreEvents;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
@@ -15,31 +21,161 @@ import org.slf4j.LoggerFactory;
 /**
  * The keys this store made and what it hears about them, turned into engine events:
  * <ul>
- * <li>a waiter's predecessor deleted → {@link StoreEvents#released} for that waiter, which tries at once (each
- * waiter watches only the key before it: a release wakes one waiter, not the herd);</li>
+ * <li>a waiter's predecessor deleted → {@link StoreEvents#released} for that waiter alone, which tries at once (a
+ * waiter waits for one key: a release wakes one waiter, not the herd);</li>
  * <li>a held key deleted (by an operator, or its lease ran out) → {@link StoreEvents#leaseLost};</li>
  * <li>a shared lease lost ({@link SessionLeases}) → every lease held on it is lost, and every waiter on it tries
  * again with a new key.</li>
  * </ul>
- * Watches start at the revision the store last read, so a deletion between that read and the watch is not missed;
- * they ask for a leader, so a member cut off from its cluster ends them rather than stays silent.
+ * It hears of deletions through <em>one</em> watch per store, on every key under the key prefix, deletions only.
+ * Not one watch per waiter and holder: jetcd opens a gRPC stream per watch and does not end it on the server when
+ * the watch is closed (jetcd #1510), so a watch per lock would leak a server stream per acquisition; and a watch
+ * that starts at a revision etcd has already passed — the normal case on a busy lock — is only caught up by etcd's
+ * background loop, every 100 ms. The one watch stays caught up, so a release reaches the next waiter within a
+ * round trip. The price: every instance hears every deletion under the prefix (a small event each).
+ * <p>
+ * A deletion that happens between a waiter's read and its registration here is not lost: the latest deletions are
+ * remembered ({@link #RECENT_DELETIONS}), and a waiter whose read is older than the watch itself is woken at once
+ * to read again.
  */
 final class KeyRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
 
+    /** How many of the latest deletions are remembered for waiters that register after them. */
+    static final int RECENT_DELETIONS = 4096;
+
+    /** After the watch ended for good (no leader, compaction), it is opened again after this long. */
+    private static final long REOPEN_MILLIS = 500;
+
     private final Watch watches;
+
+    private final ByteSequence prefix;
+
+    private final ScheduledExecutorService scheduler;
 
     private final ConcurrentHashMap<String, LockKey> byOwner = new ConcurrentHashMap<>();
 
+    private final ConcurrentHashMap<ByteSequence, LockKey> byKey = new ConcurrentHashMap<>();
+
+    private final ConcurrentHashMap<ByteSequence, Set<LockKey>> waitersOn = new ConcurrentHashMap<>();
+
+    /** Key → revision of its deletion, the latest {@link #RECENT_DELETIONS}; guarded by itself. */
+    private final Map<ByteSequence, Long> recentDeletions = new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ByteSequence, Long> eldest) {
+            return size() > RECENT_DELETIONS;
+        }
+    };
+
     private volatile StoreEvents events = StoreEvents.NONE;
 
-    KeyRegistry(Watch watches) {
+    private volatile Watch.@Nullable Watcher watcher;
+
+    /** The revision from which the watch is known to report every deletion; 0 until it is created. */
+    private volatile long watchingFrom;
+
+    /** The last revision the watch reported. */
+    private volatile long lastRevision;
+
+    private volatile boolean closed;
+
+    KeyRegistry(Watch watches, ByteSequence prefix, ScheduledExecutorService scheduler) {
         this.watches = watches;
+        this.prefix = prefix;
+        this.scheduler = scheduler;
     }
 
+    /** Starts reporting to the engine and opens the watch. */
     void start(StoreEvents events) {
+        reportTo(events);
+        open(0);
+    }
+
+    /** Where deletions, lost leases and waiters to wake are reported (the watch calls {@link #deleted}). */
+    void reportTo(StoreEvents events) {
         this.events = events;
+    }
+
+    private void open(long fromRevision) {
+        if (closed) {
+            return;
+        }
+        WatchOption option = WatchOption.builder().isPrefix(true).withNoPut(true).withCreateNotify(true)
+                .withRequireLeader(true).withRevision(fromRevision).build();
+        watcher = watches.watch(prefix, option, Watch.listener(this::onResponse, this::onError));
+    }
+
+    private void onResponse(WatchResponse response) {
+        if (response.isCreatedNotify()) {
+            long revision = response.getHeader().getRevision();
+            lastRevision = Math.max(lastRevision, revision);
+            if (watchingFrom == 0) {
+                watchingFrom = revision + 1; // everything after what etcd had when the watch was made
+            }
+            return;
+        }
+        for (WatchEvent event : response.getEvents()) {
+            if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                deleted(event.getKeyValue().getKey(), event.getKeyValue().getModRevision());
+            }
+        }
+        lastRevision = Math.max(lastRevision, response.getHeader().getRevision());
+    }
+
+    /**
+     * jetcd resumes a watch by itself after a broken connection, from the revision it last reported. It ends it
+     * for good on etcd's "no leader" or a compaction; then it is opened again — from the last revision reported,
+     * or after a compaction from now, when every waiter reads again (deletions may have been missed).
+     */
+    private void onError(Throwable error) {
+        log.debug("The watch on etcd lock keys failed; jetcd resumes it, or it is opened again", error);
+        boolean compacted = error instanceof CompactedException;
+        scheduler.schedule(() -> {
+            Watch.Watcher current = watcher;
+            if (!closed && current != null && current.isClosed()) {
+                if (compacted) {
+                    watchingFrom = 0;
+                    open(0);
+                }
+                else {
+                    open(lastRevision + 1);
+                }
+                wakeEveryWaiter();
+            }
+        }, REOPEN_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void wakeEveryWaiter() {
+        byOwner.values().stream().filter(key -> !key.held)
+                .forEach(key -> events.released(key.request.name(), key.owner(), 0));
+    }
+
+    /** A key under the prefix is gone: a lease of ours is lost, or the waiter behind it tries again. */
+    void deleted(ByteSequence key, long revision) {
+        synchronized (recentDeletions) {
+            recentDeletions.put(key, revision);
+        }
+        LockKey own = byKey.get(key);
+        if (own != null && revision > own.createRevision && own.createRevision != 0) {
+            if (own.held) {
+                if (forget(own)) {
+                    log.warn("etcd key of lock '{}' was deleted while held (its lease ran out, or an operator)",
+                            own.request.name());
+                    events.leaseLost(own.owner());
+                }
+            }
+            else {
+                events.released(own.request.name(), own.owner(), 0); // its key went: it queues again
+            }
+        }
+        Set<LockKey> waiters = waitersOn.remove(key);
+        if (waiters != null) {
+            for (LockKey waiter : waiters) {
+                waiter.watched = null;
+                events.released(waiter.request.name(), waiter.owner(), 0);
+            }
+        }
     }
 
     @Nullable LockKey byOwner(String ownerToken) {
@@ -53,8 +189,10 @@ final class KeyRegistry {
     void register(LockKey key) {
         LockKey previous = byOwner.put(key.owner(), key);
         if (previous != null && previous != key) {
-            stopWatching(previous);
+            byKey.remove(previous.key, previous);
+            stopWaiting(previous);
         }
+        byKey.put(key.key, key);
     }
 
     /** @return true when the key was tracked and is not any more (so only one caller acts on its end) */
@@ -62,62 +200,43 @@ final class KeyRegistry {
         if (!byOwner.remove(key.owner(), key)) {
             return false;
         }
-        stopWatching(key);
+        byKey.remove(key.key, key);
+        stopWaiting(key);
         return true;
     }
 
     /**
-     * Watches the key a waiter waits for, from the revision at which it was seen, for its deletion.
+     * Wakes the waiter when the key it waits for is deleted.
      *
      * @param key the waiter
      * @param predecessor the key it waits for
-     * @param fromRevision the first revision to hear about
+     * @param readRevision the revision at which the waiter saw it
      */
-    void watchPredecessor(LockKey key, ByteSequence predecessor, long fromRevision) {
-        if (predecessor.equals(key.watched) && key.watcher != null) {
-            return; // already watching it (an engine re-check)
+    void waitFor(LockKey key, ByteSequence predecessor, long readRevision) {
+        if (predecessor.equals(key.watched)) {
+            return; // already waiting for it (an engine re-check)
         }
-        watch(key, predecessor, fromRevision, () -> {
-            if (byOwner.get(key.owner()) == key && !key.held) {
-                stopWatching(key);
-                events.released(key.request.name(), key.owner(), 0);
-            }
-        });
+        stopWaiting(key);
+        key.watched = predecessor;
+        waitersOn.computeIfAbsent(predecessor, watched -> ConcurrentHashMap.newKeySet()).add(key);
+        // Registered first, then looked up: a deletion the watch reports meanwhile is seen by one side or the other.
+        Long deletedAt;
+        synchronized (recentDeletions) {
+            deletedAt = recentDeletions.get(predecessor);
+        }
+        long from = watchingFrom;
+        if ((deletedAt != null && deletedAt > readRevision) || (from != 0 && readRevision < from - 1)) {
+            stopWaiting(key);
+            events.released(key.request.name(), key.owner(), 0); // gone already, or read before the watch began
+        }
     }
 
-    /** Watches a held key for its deletion: the lease is then lost. */
-    void watchHeld(LockKey key) {
-        watch(key, key.key, key.createRevision + 1, () -> {
-            if (key.held && forget(key)) {
-                log.warn("etcd key of lock '{}' was deleted while held (its lease ran out, or an operator)",
-                        key.request.name());
-                events.leaseLost(key.owner());
-            }
-        });
-    }
-
-    private void watch(LockKey key, ByteSequence watched, long fromRevision, Runnable deleted) {
-        stopWatching(key);
-        WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true)
-                .withRequireLeader(true).build();
-        key.watched = watched;
-        key.watcher = watches.watch(watched, option, Watch.listener((WatchResponse response) -> {
-            for (WatchEvent event : response.getEvents()) {
-                if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                    deleted.run();
-                    return;
-                }
-            }
-        }, error -> log.debug("Watch of a key of lock '{}' ended; the engine's re-check covers it",
-                key.request.name(), error)));
-    }
-
-    void stopWatching(LockKey key) {
-        Watch.Watcher watcher = key.watcher;
-        key.watcher = null;
-        key.watched = null;
-        if (watcher != null) {
-            watcher.close();
+    void stopWaiting(LockKey key) {
+        ByteSequence watched = key.watched;
+        if (watched != null) {
+            key.watched = null;
+            waitersOn.computeIfPresent(watched, (path, waiters) -> waiters.remove(key) && waiters.isEmpty()
+                    ? null : waiters);
         }
     }
 
@@ -136,9 +255,15 @@ final class KeyRegistry {
         }
     }
 
-    void clear() {
-        byOwner.values().forEach(this::stopWatching);
+    void close() {
+        closed = true;
+        Watch.Watcher current = watcher;
+        if (current != null) {
+            current.close();
+        }
         byOwner.clear();
+        byKey.clear();
+        waitersOn.clear();
         events = StoreEvents.NONE;
     }
 }

@@ -2,7 +2,6 @@ package dev.distlock.etcd;
 
 import dev.distlock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Watch;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,10 +30,7 @@ final class LockKey {
     /** Whether the request holds the lock. */
     volatile boolean held;
 
-    /** The watch on the predecessor (while waiting) or on the key itself (while held), if any. */
-    volatile Watch.@Nullable Watcher watcher;
-
-    /** The key {@link #watcher} watches. */
+    /** The key this waiter waits for, if any ({@link KeyRegistry#waitFor}). */
     volatile @Nullable ByteSequence watched;
 
     LockKey(LockRequest request, EtcdKeys.Kind kind, ByteSequence key, long leaseId, @Nullable SessionLease session) {
