@@ -2,7 +2,6 @@ package dev.distlock.etcd;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +19,7 @@ import dev.distlock.listener.LockListener;
 import dev.distlock.test.FaultProxy;
 import dev.distlock.test.HolderJvm;
 import dev.distlock.test.LockHistory;
+import dev.distlock.test.LockLoad;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,41 +96,26 @@ class EtcdFaultTests {
 
     @Test
     void killingTheLeaderKeepsLockingGoingWithIncreasingTokens() throws Exception {
-        StoreLockService[] two = { node(cluster.endpoints(), Duration.ofSeconds(5)),
-                node(cluster.endpoints(), Duration.ofSeconds(5)) };
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger unavailable = new AtomicInteger();
-        List<CompletableFuture<Void>> workers = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            StoreLockService node = two[t % 2];
-            String who = "node-" + (t % 2) + "/thread-" + t;
-            workers.add(CompletableFuture.runAsync(() -> {
-                while (!stop.get()) {
-                    try (LockHandle handle = node.lock("failover", LockOptions.defaults()
-                            .withWaitTime(Duration.ofSeconds(20)))) {
-                        history.hold(who, handle, Thread::yield);
-                    }
-                    catch (LockUnavailableException ex) {
-                        unavailable.incrementAndGet(); // during the election: fail closed, try again
-                    }
-                }
-            }));
+        StoreLockService a = node(cluster.endpoints(), Duration.ofSeconds(5));
+        StoreLockService b = node(cluster.endpoints(), Duration.ofSeconds(5));
+        int leader;
+        long killed;
+        try (LockLoad load = new LockLoad(history, "failover", 2, a, b)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> load.grants() >= 30);
+            leader = cluster.leader();
+            killed = System.nanoTime();
+            cluster.kill(leader);
+            int atKill = load.grants();
+            await().atMost(Duration.ofSeconds(40)).until(() -> load.grants() >= atKill + 30);
+            log.info("Leader killed: {} calls failed closed, {} timed out, {} grants in all", load.unavailable(),
+                    load.timeouts(), load.grants());
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> history.grants().size() >= 30);
-        int leader = cluster.leader();
-        long killed = System.nanoTime();
-        cluster.kill(leader);
-        int atKill = history.grants().size();
-        await().atMost(Duration.ofSeconds(40)).until(() -> history.grants().size() >= atKill + 30);
         long recovered = history.grants().stream().mapToLong(LockHistory.Grant::startNanos)
                 .filter(start -> start > killed).min().orElseThrow();
-        stop.set(true);
-        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        log.info("Leader killed: first grant {} ms later", TimeUnit.NANOSECONDS.toMillis(recovered - killed));
         int newLeader = await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(cluster::leader,
                 index -> index >= 0);
         assertThat(newLeader).as("a new leader").isNotEqualTo(leader);
-        log.info("Leader killed: first grant after {} ms, {} calls failed closed, {} grants in all",
-                TimeUnit.NANOSECONDS.toMillis(recovered - killed), unavailable.get(), history.grants().size());
         history.assertConsistent();
     }
 

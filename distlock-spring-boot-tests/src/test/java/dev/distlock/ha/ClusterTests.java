@@ -24,6 +24,7 @@ import dev.distlock.embedded.RedisTopologies;
 import dev.distlock.listener.LockListener;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.test.LockHistory;
+import dev.distlock.test.LockLoad;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

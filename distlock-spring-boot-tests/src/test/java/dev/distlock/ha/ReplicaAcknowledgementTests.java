@@ -12,6 +12,7 @@ import dev.distlock.embedded.RedisSentinelTopology;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisTopologies;
 import dev.distlock.test.LockHistory;
+import dev.distlock.test.LockLoad;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -10,6 +10,7 @@ import dev.distlock.embedded.RedisSentinelTopology;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisTopologies;
 import dev.distlock.test.LockHistory;
+import dev.distlock.test.LockLoad;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,6 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +15,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener;
 import dev.distlock.test.LockHistory;
+import dev.distlock.test.LockLoad;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.ZooKeeper;
@@ -87,34 +87,19 @@ class EnsembleFaultTests {
 
     @Test
     void killingTheLeaderKeepsLockingGoingWithIncreasingTokens() throws Exception {
-        StoreLockService[] two = { node(Duration.ofSeconds(5)), node(Duration.ofSeconds(5)) };
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger unavailable = new AtomicInteger();
-        List<CompletableFuture<Void>> workers = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            StoreLockService node = two[t % 2];
-            String who = "node-" + (t % 2) + "/thread-" + t;
-            workers.add(CompletableFuture.runAsync(() -> {
-                while (!stop.get()) {
-                    try (LockHandle handle = node.lock("failover", LockOptions.defaults()
-                            .withWaitTime(Duration.ofSeconds(20)))) {
-                        history.hold(who, handle, Thread::yield);
-                    }
-                    catch (LockUnavailableException ex) {
-                        unavailable.incrementAndGet(); // during the election: fail closed, try again
-                    }
-                }
-            }));
+        StoreLockService a = node(Duration.ofSeconds(5));
+        StoreLockService b = node(Duration.ofSeconds(5));
+        InstanceSpec leader;
+        long maxTokenAtKill;
+        try (LockLoad load = new LockLoad(history, "failover", 2, a, b)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> load.grants() >= 30);
+            leader = leader();
+            cluster.killServer(leader);
+            int atKill = load.grants();
+            maxTokenAtKill = history.grants().stream().mapToLong(LockHistory.Grant::fencingToken).max()
+                    .orElseThrow();
+            await().atMost(Duration.ofSeconds(40)).until(() -> load.grants() >= atKill + 30);
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> history.grants().size() >= 30);
-        InstanceSpec leader = leader();
-        cluster.killServer(leader);
-        int atKill = history.grants().size();
-        long maxTokenAtKill = history.grants().stream().mapToLong(LockHistory.Grant::fencingToken).max()
-                .orElseThrow();
-        await().atMost(Duration.ofSeconds(40)).until(() -> history.grants().size() >= atKill + 30);
-        stop.set(true);
-        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
         assertThat(leader()).as("a new leader").isNotEqualTo(leader);
         assertThat(history.grants().get(history.grants().size() - 1).fencingToken())
                 .as("tokens after the failover (new epoch)").isGreaterThan(maxTokenAtKill);

@@ -1,4 +1,4 @@
-package dev.distlock.ha;
+package dev.distlock.test;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,13 +15,12 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.test.LockHistory;
 
 /**
  * Threads on several nodes that take one lock in a loop and record every grant in a {@link LockHistory}, while a
  * test breaks the servers underneath: counts what was refused (fail closed) and when locking worked last.
  */
-final class LockLoad implements AutoCloseable {
+public final class LockLoad implements AutoCloseable {
 
     private final LockHistory history;
 
@@ -45,7 +44,7 @@ final class LockLoad implements AutoCloseable {
      * @param threadsPerNode threads per node
      * @param nodes the nodes
      */
-    LockLoad(LockHistory history, String name, int threadsPerNode, LockService... nodes) {
+    public LockLoad(LockHistory history, String name, int threadsPerNode, LockService... nodes) {
         this.history = history;
         this.pool = Executors.newFixedThreadPool(threadsPerNode * nodes.length);
         for (int n = 0; n < nodes.length; n++) {
@@ -57,8 +56,12 @@ final class LockLoad implements AutoCloseable {
         }
     }
 
-    /** Locks once, as soon as the node's first connection (found through Sentinel or Cluster) is up. */
-    static void warmUp(LockService node) {
+    /**
+     * Locks once, as soon as the node's first connection (found through Sentinel or Cluster, say) is up.
+     *
+     * @param node the node
+     */
+    public static void warmUp(LockService node) {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
                 .ignoreExceptionsInstanceOf(LockUnavailableException.class)
                 .untilAsserted(() -> node.lock("warm").unlock());
@@ -90,22 +93,27 @@ final class LockLoad implements AutoCloseable {
         }
     }
 
-    int grants() {
+    /** @return the grants recorded so far */
+    public int grants() {
         return history.grants().size();
     }
 
-    int unavailable() {
+    /** @return the calls that failed closed ({@code LockUnavailableException}) */
+    public int unavailable() {
         return unavailable.get();
     }
 
-    int timeouts() {
+    /** @return the calls that timed out waiting */
+    public int timeouts() {
         return timeouts.get();
     }
 
-    long lastGrantNanos() {
+    /** @return the {@link System#nanoTime()} of the latest grant's end, 0 before the first */
+    public long lastGrantNanos() {
         return lastGrantNanos.get();
     }
 
+    /** Stops the threads, after their current lock, and waits for them (at most a minute each). */
     @Override
     public void close() throws Exception {
         stop.set(true);
