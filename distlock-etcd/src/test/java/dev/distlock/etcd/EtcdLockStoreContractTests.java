@@ -7,7 +7,6 @@ import dev.distlock.test.LockStoreContractTests;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -24,14 +23,7 @@ class EtcdLockStoreContractTests extends LockStoreContractTests {
     @BeforeAll
     static void startEtcd() {
         etcd = EtcdTestCluster.shared();
-        admin = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
-    }
-
-    @AfterAll
-    static void closeAdmin() {
-        if (admin != null) {
-            admin.close();
-        }
+        admin = etcd.admin();
     }
 
     @Override

@@ -25,7 +25,6 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,14 +52,7 @@ class EtcdLockStoreTests {
     @BeforeAll
     static void startEtcd() {
         etcd = EtcdTestCluster.shared();
-        admin = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
-    }
-
-    @AfterAll
-    static void closeAdmin() {
-        if (admin != null) {
-            admin.close();
-        }
+        admin = etcd.admin();
     }
 
     @AfterEach

@@ -20,6 +20,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +54,8 @@ public final class EtcdTestCluster implements AutoCloseable {
     private final List<Member> members;
 
     private final Process[] processes;
+
+    private Client admin;
 
     private EtcdTestCluster(Path binary, Path directory, List<Member> members) {
         this.binary = binary;
@@ -134,6 +137,17 @@ public final class EtcdTestCluster implements AutoCloseable {
     /** @return one member's client URL */
     public String endpoint(int member) {
         return "http://127.0.0.1:" + members.get(member).clientPort();
+    }
+
+    /**
+     * @return a jetcd client on every member, for looking into etcd and breaking things as an operator would; made
+     *         on first use, closed with the cluster
+     */
+    public synchronized Client admin() {
+        if (admin == null) {
+            admin = Client.builder().endpoints(endpoints().toArray(String[]::new)).build();
+        }
+        return admin;
     }
 
     /** @return whether that member's process runs */
@@ -332,6 +346,11 @@ public final class EtcdTestCluster implements AutoCloseable {
     /** Kills every member and deletes the data. */
     @Override
     public void close() {
+        synchronized (this) {
+            if (admin != null) {
+                admin.close();
+            }
+        }
         for (int i = 0; i < size(); i++) {
             if (running(i)) {
                 resume(i);
