@@ -17,6 +17,7 @@ import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.etcd.EtcdLockStore;
 import dev.distlock.etcd.EtcdTestCluster;
+import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.spi.LockStore;
@@ -167,6 +168,14 @@ class DistlockEtcdAutoConfigurationTests {
                         context.getBean(LockService.class).lock("two").unlock();
                     });
         }
+    }
+
+    @Test
+    void anApplicationsOwnLockStoreTakesThePlaceOfTheEtcdStore() {
+        etcdOnly.withPropertyValues(endpoints()).withBean(LockStore.class, InMemoryLockStore::new).run(context -> {
+            assertThat(context).hasSingleBean(LockStore.class).doesNotHaveBean(EtcdLockStore.class);
+            assertThat(context.getBean(LockStore.class)).isInstanceOf(InMemoryLockStore.class);
+        });
     }
 
     @Test
