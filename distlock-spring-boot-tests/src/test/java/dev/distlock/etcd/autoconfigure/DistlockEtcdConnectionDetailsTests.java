@@ -31,7 +31,9 @@ class DistlockEtcdConnectionDetailsTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DistlockEtcdAutoConfiguration.class,
                     DistlockAutoConfiguration.class))
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class));
+            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
+            // A new client's first call connects (and, first in the JVM, loads gRPC): room for a busy machine.
+            .withPropertyValues("distlock.command-timeout=5s");
 
     @BeforeAll
     static void startEtcd() {

@@ -34,7 +34,8 @@ class DistlockEtcdHealthTests {
                     EndpointAutoConfiguration.class, HealthContributorRegistryAutoConfiguration.class,
                     HealthEndpointAutoConfiguration.class))
             .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
-            .withPropertyValues("management.endpoint.health.show-details=always");
+            // A new client's first call connects (and, first in the JVM, loads gRPC): room for a busy machine.
+            .withPropertyValues("management.endpoint.health.show-details=always", "distlock.command-timeout=5s");
 
     @BeforeAll
     static void startEtcd() {
