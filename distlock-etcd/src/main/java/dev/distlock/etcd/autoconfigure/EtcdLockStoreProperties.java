@@ -23,6 +23,10 @@ public record EtcdLockStoreProperties(@DefaultValue(EtcdLockConfig.DEFAULT_ENDPO
 
     /**
      * Reads empty credentials as unset.
+     *
+     * @param endpoints the etcd client URLs
+     * @param username the etcd user, or empty or {@code null} for none
+     * @param password that user's password, or empty or {@code null} for none
      */
     public EtcdLockStoreProperties {
         username = (username == null || username.isEmpty()) ? null : username;
