@@ -169,7 +169,13 @@ public class EtcdLockStore implements LockStore {
             known = null;
         }
         // A failed attempt leaves its key in line; the engine's cancel, chained after it, deletes it.
-        return attempt(request, remainingWaitMillis, known, 0);
+        return attempt(request, remainingWaitMillis, known, 0)
+                .exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
+    }
+
+    /** @return the error, or one that says etcd refused the credentials when that is why the call failed */
+    private Throwable explain(Throwable error) {
+        return EtcdErrors.explain(error, config, ownsClient);
     }
 
     private CompletableFuture<Attempt> attempt(LockRequest request, long remainingWaitMillis,
@@ -402,7 +408,7 @@ public class EtcdLockStore implements LockStore {
         return kv.get(keys.storePrefix(), GetOption.builder().withCountOnly(true).build()).handle((read, error) -> {
             if (error != null) {
                 details.put("etcd", "DOWN");
-                details.put("error", String.valueOf(error.getMessage()));
+                details.put("error", String.valueOf(explain(error).getMessage()));
                 return new StoreHealth(false, details);
             }
             details.put("etcd", "UP");

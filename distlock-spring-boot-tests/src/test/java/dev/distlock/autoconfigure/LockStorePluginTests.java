@@ -72,10 +72,20 @@ class LockStorePluginTests {
 
     @Test
     void aStoreThatIsNotRegisteredFailsStartUpNamingThoseThatAre() throws IOException {
-        runner.withClassLoader(withMemoryStoreModule()).withPropertyValues("distlock.store=etcd")
+        runner.withClassLoader(withMemoryStoreModule()).withPropertyValues("distlock.store=consul")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("distlock.store=etcd names no lock store on the class path")
+                        .hasMessageContaining("distlock.store=consul names no lock store on the class path")
                         .hasMessageContaining("present: redis, memory"));
+    }
+
+    @Test
+    void aRegisteredStoreWhoseClientIsMissingFailsStartUpNamingItsStarter() {
+        // distlock-etcd is on this class path (its registration is listed) but jetcd is not: this execution is a
+        // Redis application's, as the surefire configuration makes it.
+        runner.withPropertyValues("distlock.store=etcd").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("distlock.store=etcd but")
+                .hasMessageContaining("io.etcd.jetcd.Client")
+                .hasMessageContaining("dev.distlock:distlock-spring-boot-starter-etcd"));
     }
 
     @Test
