@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.distlock.sample.EmbeddedServerLauncher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,8 +122,11 @@ public class EmbeddedEtcdLauncher extends EmbeddedServerLauncher<Process> {
         }
     }
 
-    /** @return the configured binary, else Debian's, else the first {@code etcd} on the {@code PATH} */
-    static Optional<Path> binary(String configured) {
+    /**
+     * @param configured {@code sample.etcd-binary}, or {@code null}
+     * @return the configured binary, else Debian's, else the first {@code etcd} on the {@code PATH}
+     */
+    public static Optional<Path> binary(@Nullable String configured) {
         Stream<String> candidates = configured != null && !configured.isBlank() ? Stream.of(configured)
                 : Stream.concat(Stream.of("/usr/bin/etcd"), Stream.of(System.getenv()
                         .getOrDefault("PATH", "").split(File.pathSeparator)).map(dir -> dir + "/etcd"));
