@@ -30,8 +30,8 @@ import org.springframework.core.Ordered;
  *        unavailable.
  * @param aspectOrder Order of the @DistributedLock advice. The default runs it outside Spring's transaction advice
  *        so that the transaction commits before the lock is released.
- * @param store The lock store: 'redis', 'jdbc' or 'zookeeper' (the id of a store module on the class path).
- *        Required only when several stores are on the class path.
+ * @param store The lock store: the id a store module on the class path registers ('redis', 'jdbc', 'zookeeper',
+ *        'etcd'). Required only when several stores are on the class path.
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
  */
 @ConfigurationProperties("distlock")
