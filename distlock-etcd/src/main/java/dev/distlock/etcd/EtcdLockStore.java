@@ -30,7 +30,6 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import org.jspecify.annotations.Nullable;
@@ -86,6 +85,8 @@ public class EtcdLockStore implements LockStore {
 
     private final SessionLeases sessions;
 
+    private final KeyDeletions deletions;
+
     private final ScheduledExecutorService scheduler;
 
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -114,6 +115,7 @@ public class EtcdLockStore implements LockStore {
         this.registry = new KeyRegistry(client.getWatchClient(), keys.storePrefix(), scheduler);
         this.sessions = new SessionLeases(client.getLeaseClient(), scheduler, config.commandTimeout(),
                 registry::sessionLost);
+        this.deletions = new KeyDeletions(kv, scheduler, config.commandTimeout(), closed::get);
     }
 
     /**
@@ -298,7 +300,7 @@ public class EtcdLockStore implements LockStore {
         }
         // A key whose create revision is not known (its put answered late) is this request's alone, so deleting
         // it unconditionally is safe.
-        return delete(key.key, key.createRevision, key.session).handle((done, error) -> {
+        return deletions.delete(key.key, key.createRevision, key.session).handle((done, error) -> {
             if (error != null) {
                 log.debug("Could not delete the etcd key of lock '{}'; its lease ends it", request.name(), error);
             }
@@ -314,52 +316,12 @@ public class EtcdLockStore implements LockStore {
         boolean ours = key != null && key.held && key.createRevision == lease.fencingToken() && registry.forget(key);
         ByteSequence name = keys.requestKey(request.name(), kindOf(request), request.ownerToken());
         SessionLease session = ours && key != null ? key.session : null;
-        return delete(name, lease.fencingToken(), session).thenApply(response -> {
+        return deletions.delete(name, lease.fencingToken(), session).thenApply(response -> {
             if (ours && key != null) {
                 revokeOwnLease(key);
             }
             return ours && response.isSucceeded() ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED;
         });
-    }
-
-    /**
-     * Deletes a key only in the incarnation that has this create revision (any, for revision 0). A key on a shared
-     * lease would outlive its request for as long as this instance keeps that lease alive, blocking everyone behind
-     * it: when etcd does not confirm the delete, it is sent again, with a backoff, until etcd answers or the lease
-     * is gone (and the key with it). The create revision makes a repeated delete safe.
-     */
-    private CompletableFuture<TxnResponse> delete(ByteSequence key, long createRevision,
-            @Nullable SessionLease session) {
-        CompletableFuture<TxnResponse> deleted = deleteIfCreatedAt(key, createRevision);
-        if (session != null) {
-            deleted.whenComplete((done, error) -> {
-                if (error != null) {
-                    deleteLater(key, createRevision, session, 0);
-                }
-            });
-        }
-        return deleted;
-    }
-
-    private void deleteLater(ByteSequence key, long createRevision, SessionLease session, int retries) {
-        if (closed.get() || session.lost()) {
-            return;
-        }
-        long delayMillis = Math.min(2000, 50L << Math.min(retries, 6));
-        scheduler.schedule(() -> deleteIfCreatedAt(key, createRevision)
-                .orTimeout(config.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete((done, error) -> {
-                    if (error != null) {
-                        log.debug("etcd did not confirm the delete of a lock key; sending it again", error);
-                        deleteLater(key, createRevision, session, retries + 1);
-                    }
-                }), delayMillis, TimeUnit.MILLISECONDS);
-    }
-
-    private CompletableFuture<TxnResponse> deleteIfCreatedAt(ByteSequence key, long createRevision) {
-        Cmp[] onlyThat = createRevision == 0 ? new Cmp[0]
-                : new Cmp[] { new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)) };
-        return kv.txn().If(onlyThat).Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
     }
 
     private void forget(LockKey key) {

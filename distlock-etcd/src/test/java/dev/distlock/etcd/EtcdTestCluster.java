@@ -21,6 +21,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import io.etcd.jetcd.Client;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -230,40 +231,19 @@ public final class EtcdTestCluster implements AutoCloseable {
     }
 
     private void awaitHealthy(int member) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
-        while (System.nanoTime() - deadline < 0) {
-            if (!running(member)) {
-                throw new IllegalStateException("etcd member " + member + " ended at start-up; see "
-                        + directory.resolve(members.get(member).name() + ".log"));
-            }
-            try {
-                HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(endpoint(member)
-                        + "/health")).timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
-                if (health.statusCode() == 200 && health.body().contains("\"true\"")) {
-                    return;
-                }
-            }
-            catch (IOException ex) {
-                // not listening yet
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
-            sleepBriefly();
-        }
-        throw new IllegalStateException("etcd member " + member + " did not become healthy in 30 s");
-    }
-
-    private static void sleepBriefly() {
-        try {
-            Thread.sleep(50); // polling a starting process: there is nothing to be notified by
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        HttpRequest health = HttpRequest.newBuilder(URI.create(endpoint(member) + "/health"))
+                .timeout(Duration.ofSeconds(1)).build();
+        // A starting process notifies nobody: poll its /health, and stop at once if it ended.
+        Awaitility.await("etcd member " + member + " healthy").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50)).ignoreExceptionsInstanceOf(IOException.class).until(() -> {
+                    if (!running(member)) {
+                        throw new IllegalStateException("etcd member " + member + " ended at start-up; see "
+                                + directory.resolve(members.get(member).name() + ".log"));
+                    }
+                    HttpResponse<String> answer = http.send(health, HttpResponse.BodyHandlers.ofString());
+                    return answer.statusCode() == 200 && answer.body().contains("\"true\"");
+                });
     }
 
     private String post(int member, String path, String body) {
