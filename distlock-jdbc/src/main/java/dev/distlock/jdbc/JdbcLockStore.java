@@ -188,21 +188,26 @@ public class JdbcLockStore implements LockStore {
             return CompletableFuture.completedFuture(null); // never attempted: nothing to undo
         }
         return calls.submit("cancel a request for lock '" + request.name() + "'",
-                connection -> release(connection, request.name(), request.ownerToken())).thenApply(rows -> null);
+                connection -> release(connection, request, 0)).thenApply(rows -> null);
     }
 
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
         return calls.submit("release lock '" + request.name() + "'",
-                connection -> release(connection, request.name(), request.ownerToken()) == 1
+                connection -> release(connection, request, lease.fencingToken()) == 1
                         ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
-    private int release(Connection connection, String name, String owner) throws SQLException {
+    /**
+     * @param fencingToken the released lease's token, kept by the row when higher than its own (see
+     *        {@link LockSql#release()}); 0 for an undo, whose grant nobody used
+     */
+    private int release(Connection connection, LockRequest request, long fencingToken) throws SQLException {
         try (PreparedStatement statement = prepare(connection, sql(connection).release())) {
-            statement.setString(1, name);
-            statement.setString(2, owner);
+            statement.setLong(1, fencingToken);
+            statement.setString(2, request.name());
+            statement.setString(3, request.ownerToken());
             return statement.executeUpdate();
         }
         catch (SQLException ex) {

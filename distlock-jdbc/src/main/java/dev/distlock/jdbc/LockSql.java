@@ -79,8 +79,13 @@ final class LockSql {
         this.acquire = dialect == Dialect.POSTGRESQL ? postgresAcquire(table) : h2Acquire(table);
         // An expired lease is not released (its row keeps the owner until someone takes it, which needs no clean-up:
         // an expired row counts as free), so the caller learns that its lease ran out.
-        // The lease ends at the release: the row retention counts from it.
-        this.release = "UPDATE " + table + " SET owner_token = NULL, lease_until = CURRENT_TIMESTAMP"
+        // The lease ends at the release: the row retention counts from it. The row keeps the released lease's
+        // token when that is higher than its own: a quorum of databases hands out the highest token of a majority,
+        // and the next majority shares a node with this one, whose next token is then above every earlier one
+        // (the database clock alone does not ensure it: CURRENT_TIMESTAMP is read when a statement starts, and an
+        // acquire may wait for the row lock of a release). For a lease of this store alone it is the row's own.
+        this.release = "UPDATE " + table + " SET owner_token = NULL, lease_until = CURRENT_TIMESTAMP,"
+                + " fencing_token = GREATEST(fencing_token, ?)"
                 + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
         // Only a lease that has not ended may be renewed, as in Redis where an expired key is gone.
         this.renew = "UPDATE " + table + " SET lease_until = " + LEASE_END
@@ -157,7 +162,10 @@ final class LockSql {
         return acquire;
     }
 
-    /** @return the release update: parameters name, owner; 1 row when released within the lease */
+    /**
+     * @return the release update: parameters the released lease's fencing token (0 for an undo), name, owner; 1 row
+     *         when released within the lease
+     */
     String release() {
         return release;
     }

@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What is particular to the JDBC store, on H2 served over TCP: the row stays after release (until the row
- * retention has passed, see {@link JdbcRowSweepTests}) and tokens keep increasing (also after a row is deleted),
+ * retention has passed, see {@link JdbcRowSweepTests}) and tokens keep increasing (also after a row is deleted,
+ * and above a higher token the release carried),
  * a caller waits no longer than the engine's command timeout even when no connection or no row lock can be had
  * (and an acquire that completes after its caller gave up is undone by the engine's cancel), a cancel frees only
  * its own request's row, renewals in one batch, atomic attempts under contention, and
@@ -90,6 +91,27 @@ class JdbcLockStoreTests {
         assertThat(answer(store.attempt(request("kept", "c", 30_000), 0, false)).fencingToken())
                 .as("above the last token although the row was deleted: tokens start at the database clock")
                 .isGreaterThan(next);
+    }
+
+    /**
+     * A quorum of databases releases its lease on every node with the quorum's token, the highest of a majority: a
+     * node keeps it, so the next majority, which shares a node with this one, hands out a higher token whatever
+     * the clocks of the nodes and whenever their statements started.
+     */
+    @Test
+    void aReleaseKeepsTheReleasedLeasesTokenWhenItIsHigher() throws Exception {
+        JdbcLockStore store = store(2, Duration.ofSeconds(2));
+        LockRequest first = request("carried", "a", 30_000);
+        long token = answer(store.attempt(first, 0, false)).fencingToken();
+        long quorumToken = token + 3_600_000_000L; // another node's, an hour of the clock ahead
+        assertThat(answer(store.release(lease(first, quorumToken)))).isEqualTo(ReleaseResult.RELEASED);
+        long next = answer(store.attempt(request("carried", "b", 30_000), 0, false)).fencingToken();
+        assertThat(next).as("above the released lease's token").isGreaterThan(quorumToken);
+        LockRequest undone = request("carried-undo", "c", 30_000);
+        long undoneToken = answer(store.attempt(undone, 0, false)).fencingToken();
+        answer(store.cancel(undone));
+        assertThat(answer(store.attempt(request("carried-undo", "d", 30_000), 0, false)).fencingToken())
+                .as("an undo keeps the row's own token").isGreaterThan(undoneToken);
     }
 
     /**
