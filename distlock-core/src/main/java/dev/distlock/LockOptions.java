@@ -9,11 +9,12 @@ import org.jspecify.annotations.Nullable;
  * Immutable options of one lock request. A field left unset takes the configured {@code distlock.*} default when
  * the lock is taken: an unset wait time is {@code distlock.wait-time}; an unset lease time means a
  * watchdog-renewed lease of {@code distlock.lease-time}, while a set lease time is a fixed lease that is never
- * renewed.
+ * renewed. A hold-at-least time keeps the lock after an earlier unlock, unrenewed, until that long after it was
+ * acquired.
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT, Duration.ZERO);
 
     private final @Nullable Duration waitTime;
 
@@ -21,7 +22,10 @@ public final class LockOptions {
 
     private final LockType type;
 
-    private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, LockType type) {
+    private final Duration holdAtLeast;
+
+    private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, LockType type,
+            Duration holdAtLeast) {
         if (waitTime != null && waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
         }
@@ -29,9 +33,18 @@ public final class LockOptions {
             // Stores count leases in milliseconds: anything shorter would be a lease of 0.
             throw new IllegalArgumentException("leaseTime must be at least 1ms: " + leaseTime);
         }
+        if (holdAtLeast.isNegative()) {
+            throw new IllegalArgumentException("holdAtLeast must not be negative: " + holdAtLeast);
+        }
+        if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
+            // The fixed lease would end first: the lock could not be held that long.
+            throw new IllegalArgumentException("holdAtLeast (" + holdAtLeast + ") must not be longer than the fixed "
+                    + "leaseTime (" + leaseTime + ")");
+        }
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.type = Objects.requireNonNull(type, "type");
+        this.holdAtLeast = holdAtLeast;
     }
 
     /** @return options with every field unset and type {@link LockType#REENTRANT} */
@@ -44,7 +57,7 @@ public final class LockOptions {
      * @return a copy with that wait time
      */
     public LockOptions withWaitTime(Duration waitTime) {
-        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, type);
+        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, type, holdAtLeast);
     }
 
     /**
@@ -52,7 +65,7 @@ public final class LockOptions {
      * @return a copy with that lease
      */
     public LockOptions withLeaseTime(@Nullable Duration leaseTime) {
-        return new LockOptions(waitTime, leaseTime, type);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast);
     }
 
     /**
@@ -60,7 +73,22 @@ public final class LockOptions {
      * @return a copy with that type
      */
     public LockOptions withType(LockType type) {
-        return new LockOptions(waitTime, leaseTime, type);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast);
+    }
+
+    /**
+     * Keeps the lock after an unlock that comes earlier, until at least that long after it was acquired (a
+     * scheduled job that must not run again on another instance within that time, whatever the instances' clocks
+     * say). The unlock returns at once; the watchdog stops renewing then, and the lock is released in the store
+     * when the time is up. A watchdog lease is at least that long, so the lock stays held that long also when
+     * the instance dies after the unlock (with a store whose leases expire). {@link Duration#ZERO} (the default)
+     * releases at the unlock.
+     *
+     * @param holdAtLeast how long after the acquisition the lock is held at least; not longer than a fixed lease
+     * @return a copy with that time
+     */
+    public LockOptions withHoldAtLeast(Duration holdAtLeast) {
+        return new LockOptions(waitTime, leaseTime, type, Objects.requireNonNull(holdAtLeast, "holdAtLeast"));
     }
 
     /** @return the wait time, or empty for {@code distlock.wait-time} */
@@ -78,20 +106,27 @@ public final class LockOptions {
         return type;
     }
 
+    /** @return how long after its acquisition the lock is held at least; zero to release at the unlock */
+    public Duration holdAtLeast() {
+        return holdAtLeast;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof LockOptions o && Objects.equals(waitTime, o.waitTime)
-                && Objects.equals(leaseTime, o.leaseTime) && type == o.type;
+                && Objects.equals(leaseTime, o.leaseTime) && type == o.type
+                && holdAtLeast.equals(o.holdAtLeast);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(waitTime, leaseTime, type);
+        return Objects.hash(waitTime, leaseTime, type, holdAtLeast);
     }
 
     @Override
     public String toString() {
         return "LockOptions[waitTime=" + (waitTime == null ? "default" : waitTime) + ", leaseTime="
-                + (leaseTime == null ? "watchdog" : leaseTime) + ", type=" + type + "]";
+                + (leaseTime == null ? "watchdog" : leaseTime) + ", type=" + type
+                + (holdAtLeast.isZero() ? "" : ", holdAtLeast=" + holdAtLeast) + "]";
     }
 }

@@ -120,6 +120,16 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         if (leaseTime != null) {
             options = options.withLeaseTime(leaseTime);
         }
+        Duration holdAtLeast = duration(where, "holdAtLeast", annotation.holdAtLeast(), false);
+        if (holdAtLeast != null) {
+            try {
+                options = options.withHoldAtLeast(holdAtLeast);
+            }
+            catch (IllegalArgumentException ex) {
+                throw invalid(where, "holdAtLeast", "'" + annotation.holdAtLeast() + "' is longer than the fixed "
+                        + "leaseTime '" + annotation.leaseTime() + "': the lease would end first", ex);
+            }
+        }
         return new LockOperation(specific, userClass, name, keySource, key, evaluator, options,
                 annotation.onTimeout());
     }

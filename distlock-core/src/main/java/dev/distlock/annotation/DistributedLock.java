@@ -79,6 +79,19 @@ public @interface DistributedLock {
     String leaseTime() default "";
 
     /**
+     * How long after its acquisition the lock stays held at least, even when the method returns earlier: ""
+     * (default) releases it when the method returns. For scheduled jobs that must not run again on another instance
+     * within that time, whatever the instances' clocks say. The caller does not wait for it: the method returns,
+     * the watchdog stops renewing, and the lock is released when the time is up. A watchdog lease is made at least
+     * that long, so the lock stays held also when the instance dies after the method returned (on a store whose
+     * leases expire; on ZooKeeper and etcd a watchdog lock ends with the instance's session). Same formats as
+     * {@link #waitTime()}; longer than a fixed {@link #leaseTime()} fails start-up.
+     *
+     * @return the time the lock is held at least, or ""
+     */
+    String holdAtLeast() default "";
+
+    /**
      * @return the lock type
      */
     LockType type() default LockType.REENTRANT;

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import dev.distlock.LeaseLostException;
@@ -31,18 +32,30 @@ final class LeaseEndings {
 
     private final LocalHandOff handOff;
 
+    /** Schedules a release for when a handle's hold-at-least time is over. */
+    private final BiConsumer<LeaseHandle, Long> releaseLater;
+
     LeaseEndings(StoreCalls store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
-            Consumer<LeaseHandle> stopRenewing, LocalHandOff handOff) {
+            Consumer<LeaseHandle> stopRenewing, LocalHandOff handOff, BiConsumer<LeaseHandle, Long> releaseLater) {
         this.store = store;
         this.onLeaseLost = onLeaseLost;
         this.listener = listener;
         this.held = held;
         this.stopRenewing = stopRenewing;
         this.handOff = handOff;
+        this.releaseLater = releaseLater;
     }
 
-    /** Releases the lock in the store; called once, when the last hold of the handle is released. */
+    /**
+     * Releases the lock in the store; called once, when the last hold of the handle is released, and once more
+     * when an unlock within the hold-at-least time left it held.
+     */
     void release(LeaseHandle handle) {
+        long holdLeft = handle.takeHoldLeftNanos(System.nanoTime());
+        if (holdLeft > 0 && handle.isLockHeld()) {
+            holdAfterUnlock(handle, holdLeft);
+            return;
+        }
         LeaseHandle.State previous = handle.markReleased();
         if (previous == LeaseHandle.State.RELEASED) {
             return;
@@ -83,6 +96,24 @@ final class LeaseEndings {
         if (previous == LeaseHandle.State.LOST && onLeaseLost == OnLeaseLost.THROW) {
             throw new LeaseLostException("The lease of lock '" + handle.name() + "' (fencing token "
                     + handle.fencingToken() + ") was lost while it was held; mutual exclusion was not guaranteed");
+        }
+    }
+
+    /**
+     * Hold at least: the work is done, but the lock stays held, unrenewed, until the time is up. It is no longer
+     * counted as held work (a graceful shutdown does not wait for it, and does not release it: the lease, at least
+     * as long as the hold, ends it), and no local thread takes it over meanwhile. A fixed lease that ends no
+     * earlier than the hold simply runs out.
+     */
+    private void holdAfterUnlock(LeaseHandle handle, long holdLeftNanos) {
+        stopRenewing.accept(handle);
+        held.remove(handle);
+        log.debug("Lock '{}' (fencing token {}) unlocked; held {} ms more (hold at least)", handle.name(),
+                handle.fencingToken(), holdLeftNanos / 1_000_000);
+        boolean fixedLeaseEndsFirst = !handle.request().watchdog()
+                && handle.leaseDeadlineNanos() - (System.nanoTime() + holdLeftNanos) <= 0;
+        if (!fixedLeaseEndsFirst) {
+            releaseLater.accept(handle, holdLeftNanos);
         }
     }
 

@@ -60,6 +60,9 @@ final class LeaseHandle implements LockHandle, Lease {
 
     private volatile @Nullable ScheduledFuture<?> expiry;
 
+    /** Until when an unlock leaves the lock held (hold at least), from the grant; 0 for a release at the unlock. */
+    private volatile long holdUntilNanos;
+
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
     /** 1 for this handle plus one per reentrant hold not yet released; 0 once the lock is being released. */
@@ -191,6 +194,23 @@ final class LeaseHandle implements LockHandle, Lease {
 
     boolean markExpired() {
         return state.compareAndSet(State.HELD, State.EXPIRED);
+    }
+
+    /**
+     * @param holdAtLeast how long after now (the grant) an unlock leaves the lock held; zero for none
+     */
+    void holdAtLeast(Duration holdAtLeast) {
+        holdUntilNanos = holdAtLeast.isZero() ? 0 : System.nanoTime() + holdAtLeast.toNanos();
+    }
+
+    /**
+     * @return how much longer an unlock now must leave the lock held (0: release it); once: later calls say 0, so
+     *         the release that comes when the time is up goes through
+     */
+    long takeHoldLeftNanos(long nowNanos) {
+        long until = holdUntilNanos;
+        holdUntilNanos = 0;
+        return (until == 0) ? 0 : Math.max(0, until - nowNanos);
     }
 
     void renewed(long sentNanos) {

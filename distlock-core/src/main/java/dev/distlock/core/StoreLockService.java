@@ -83,7 +83,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         this.handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
         this.acquirer = new StoreAcquirer(lifecycle, calls, queues, handOff);
         this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, this::stopRenewing,
-                handOff);
+                handOff, this::releaseLater);
         this.watchdog = new Watchdog(calls, config.leaseTime(), this.listener, endings::leaseLost);
     }
 
@@ -131,9 +131,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     }
 
     private @Nullable LeaseHandle acquire(String name, LockOptions options) {
+        // A watchdog lease is at least the hold-at-least time: the lock then stays held that long also when this
+        // instance dies right after the unlock (a fixed lease is never shorter: LockOptions checks it).
+        Duration lease = options.leaseTime().orElseGet(() -> max(config.leaseTime(), options.holdAtLeast()));
         LockRequest request = new LockRequest(name, options.type(), OwnerTokens.next(),
-                atMostMaxWait(options.waitTime().orElse(config.waitTime())),
-                options.leaseTime().orElse(config.leaseTime()), options.leaseTime().isEmpty());
+                atMostMaxWait(options.waitTime().orElse(config.waitTime())), lease, options.leaseTime().isEmpty());
         long start = System.nanoTime();
         Acquisition acquisition = listener.acquireStarted(name);
         LeaseHandle handle;
@@ -150,6 +152,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
             log.debug("Lock '{}' not acquired within {} ms", name, request.waitTime().toMillis());
             return null;
         }
+        handle.holdAtLeast(options.holdAtLeast());
         held.add(handle);
         if (request.watchdog() && store.leasesExpire()) {
             watchdog.add(handle);
@@ -161,6 +164,10 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
                 waited / 1000);
         return handle;
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /**
@@ -199,6 +206,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
 
     private void stopRenewing(LeaseHandle handle) {
         watchdog.remove(handle);
+    }
+
+    /** Releases the lock when its hold-at-least time is over, on the watchdog's scheduler. */
+    private void releaseLater(LeaseHandle handle, long delayNanos) {
+        watchdog.releaseLater(handle, delayNanos, this::release);
     }
 
     /** Releases the lock in the store (or to the next local thread); once, at the last hold's release. */

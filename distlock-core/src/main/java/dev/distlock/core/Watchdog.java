@@ -93,6 +93,19 @@ final class Watchdog {
         leases.remove(handle);
     }
 
+    /**
+     * Runs the release when a handle's hold-at-least time is over; nothing once the service shuts down (the lease
+     * ends the lock then).
+     */
+    void releaseLater(LeaseHandle handle, long delayNanos, Consumer<LeaseHandle> release) {
+        try {
+            scheduler.schedule(() -> release.accept(handle), delayNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            // Shutting down: the lease ends the lock.
+        }
+    }
+
     /** Runs the action when the handle's fixed lease has run out. */
     void expireAt(LeaseHandle handle, Consumer<LeaseHandle> onExpired) {
         try {

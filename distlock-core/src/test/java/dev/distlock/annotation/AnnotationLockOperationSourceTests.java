@@ -62,6 +62,8 @@ class AnnotationLockOperationSourceTests {
         assertThat(operation(Valid.class, "placeholders").name()).isEqualTo("orders");
         assertThat(operation(Valid.class, "placeholders").options().type()).isEqualTo(LockType.WRITE);
         assertThat(operation(Valid.class, "placeholders").onTimeout()).isEqualTo(OnTimeout.SKIP);
+        assertThat(operation(Valid.class, "simple").options().holdAtLeast()).as("released at return").isZero();
+        assertThat(operation(Valid.class, "scheduledJob").options().holdAtLeast()).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
@@ -100,6 +102,9 @@ class AnnotationLockOperationSourceTests {
         assertInvalid("negativeWait", "waitTime", "'-1s' must be zero or positive");
         assertInvalid("zeroLease", "leaseTime", "'0' must be at least 1ms");
         assertInvalid("subMillisecondLease", "leaseTime", "'500us' must be at least 1ms");
+        assertInvalid("holdLongerThanLease", "holdAtLeast", "'1m' is longer than the fixed leaseTime '30s': the "
+                + "lease would end first");
+        assertInvalid("negativeHold", "holdAtLeast", "'-1s' must be zero or positive");
         assertInvalid("future", "return type", "java.util.concurrent.Future: only CompletableFuture and "
                 + "CompletionStage are held until they complete");
         assertInvalid("publisher", "return type", "org.reactivestreams.Publisher: only Reactor's Mono and Flux");
@@ -226,6 +231,10 @@ class AnnotationLockOperationSourceTests {
 
         public void notAnnotated() {
         }
+
+        @DistributedLock(holdAtLeast = "30s")
+        public void scheduledJob() {
+        }
     }
 
     static class Invalid {
@@ -240,6 +249,14 @@ class AnnotationLockOperationSourceTests {
 
         @DistributedLock(leaseTime = "0")
         public void zeroLease() {
+        }
+
+        @DistributedLock(leaseTime = "30s", holdAtLeast = "1m")
+        public void holdLongerThanLease() {
+        }
+
+        @DistributedLock(holdAtLeast = "-1s")
+        public void negativeHold() {
         }
 
         @DistributedLock(key = "#productId +")

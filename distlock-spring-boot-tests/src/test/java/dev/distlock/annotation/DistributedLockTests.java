@@ -23,6 +23,7 @@ import dev.distlock.LockTimeoutException;
 import dev.distlock.annotation.LockedBeans.Async;
 import dev.distlock.annotation.LockedBeans.Greeter;
 import dev.distlock.annotation.LockedBeans.KeyForms;
+import dev.distlock.annotation.LockedBeans.NightlyJob;
 import dev.distlock.annotation.LockedBeans.Outer;
 import dev.distlock.annotation.LockedBeans.Reactive;
 import dev.distlock.annotation.LockedBeans.Skipper;
@@ -43,6 +44,7 @@ import reactor.core.publisher.Sinks;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -110,6 +112,27 @@ class DistributedLockTests {
 
     private static LockHandle holdOnOtherThread(LockService service, String name) {
         return CompletableFuture.supplyAsync(() -> service.lock(name)).join();
+    }
+
+    @Test
+    void holdAtLeastKeepsAScheduledJobFromRunningAgainOnAnyInstanceUntilTheTimeIsUp() {
+        InMemoryLockStore shared = new InMemoryLockStore();
+        runner(shared).run(first -> runner(shared).run(second -> {
+            NightlyJob one = first.getBean(NightlyJob.class);
+            NightlyJob two = second.getBean(NightlyJob.class);
+            long started = System.nanoTime();
+            one.run();
+            assertThat(one.runs()).isEqualTo(1);
+            assertThat(isFree(locks(first), "nightly")).as("the method returned; the lock is held on").isFalse();
+            two.run();
+            one.run();
+            assertThat(two.runs() + one.runs()).as("skipped on both instances meanwhile").isEqualTo(1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> isFree(locks(second), "nightly"));
+            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                    .isGreaterThanOrEqualTo(DurationStyle.detectAndParse(NightlyJob.HOLD_AT_LEAST));
+            two.run();
+            assertThat(two.runs()).as("runs again once the time is up").isEqualTo(1);
+        }));
     }
 
     @Test

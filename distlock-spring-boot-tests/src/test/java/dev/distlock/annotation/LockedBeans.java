@@ -59,6 +59,11 @@ final class LockedBeans {
         }
 
         @Bean
+        NightlyJob nightlyJob() {
+            return new NightlyJob();
+        }
+
+        @Bean
         Inner inner() {
             return new Inner();
         }
@@ -186,6 +191,23 @@ final class LockedBeans {
             entered.countDown();
             release.await(10, TimeUnit.SECONDS);
             return currentLock();
+        }
+    }
+
+    /** A scheduled job that runs on one instance, and not again on any instance for 1.5 s after it started. */
+    static class NightlyJob {
+
+        static final String HOLD_AT_LEAST = "1500ms";
+
+        private final AtomicInteger runs = new AtomicInteger();
+
+        int runs() {
+            return runs.get();
+        }
+
+        @DistributedLock(name = "nightly", waitTime = "0", onTimeout = OnTimeout.SKIP, holdAtLeast = HOLD_AT_LEAST)
+        public void run() {
+            runs.incrementAndGet();
         }
     }
 

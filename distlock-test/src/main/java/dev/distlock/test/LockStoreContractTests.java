@@ -39,6 +39,7 @@ import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -319,6 +320,43 @@ public abstract class LockStoreContractTests {
         assertThat(next.isHeld()).isTrue();
         assertThat(a.tryLock("fixed", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
         next.unlock();
+    }
+
+    @Test
+    void holdAtLeastKeepsTheLockAfterAnEarlierUnlockAndThenReleasesIt() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        Duration hold = Duration.ofMillis(1500);
+        long started = System.nanoTime();
+        LockHandle job = a.lock("hold-at-least", LockOptions.defaults().withHoldAtLeast(hold));
+        job.unlock();
+        assertThat(job.isHeld()).as("the caller's hold ended").isFalse();
+        assertThat(storeOf(a).releases()).as("the unlock returns without releasing in the store").isZero();
+        assertThat(b.tryLock("hold-at-least", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                .as("held on after the unlock").isEmpty();
+        // Released when the time is up, not left to the lease (a watchdog lease of 30 s, above the wait).
+        LockHandle next = b.lock("hold-at-least", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("held at least that long")
+                .isGreaterThanOrEqualTo(hold);
+        assertThat(next.fencingToken()).isGreaterThan(job.fencingToken());
+        assertThat(storeOf(a).releases()).isEqualTo(1);
+        next.unlock();
+    }
+
+    @Test
+    void aShutdownNeitherWaitsForNorEndsAHoldAtLeast() {
+        StoreLockService a = node();
+        Assumptions.assumeTrue(storeOf(a).leasesExpire(), "the store's locks end with the instance's session: a "
+                + "hold at least ends with it");
+        StoreLockService b = node();
+        LockOptions job = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(2))
+                .withHoldAtLeast(Duration.ofMillis(1500));
+        a.lock("hold-shutdown", job).unlock();
+        assertThat(a.awaitIdle(Duration.ZERO)).as("no held work to wait for").isTrue();
+        a.close();
+        assertThat(b.tryLock("hold-shutdown", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                .as("the shutdown left the lock to its lease").isEmpty();
+        b.lock("hold-shutdown", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10))).unlock();
     }
 
     @Test
