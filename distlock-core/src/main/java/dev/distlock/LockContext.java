@@ -2,6 +2,7 @@ package dev.distlock;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -12,7 +13,9 @@ import java.util.function.Predicate;
  * {@link LockService#runWithLock} and inside a {@code @DistributedLock} method. There,
  * {@code LockContext.current()} is the handle of the innermost lock (e.g. to read its
  * {@link LockHandle#fencingToken() fencing token}), and asking for the same lock name again — any
- * {@link LockService} call or a nested annotated method — is granted at once without a store round trip.
+ * {@link LockService} call or a nested annotated method — is granted at once without a store round trip. A scope
+ * of several locks ({@link LockService#executeWithLocks}, or a {@code @DistributedLock} key that evaluates to a
+ * collection) holds each of them so, {@code current()} is its first lock and {@link #all()} lists them all.
  * <p>
  * A handle returned by {@link LockService#lock} / {@link LockService#tryLock} outside a scope is an acquisition,
  * not a scope: it is bound to no thread and may be released from any thread, so it never makes the acquiring
@@ -20,15 +23,26 @@ import java.util.function.Predicate;
  */
 public final class LockContext {
 
-    // Scopes are opened and closed by one thread, in nesting order, so no concurrent structure is needed.
-    private static final ThreadLocal<ArrayDeque<LockHandle>> SCOPES = ThreadLocal.withInitial(ArrayDeque::new);
+    // Scopes are opened and closed by one thread, in nesting order, so no concurrent structure is needed. Each scope
+    // is the list of its locks: one, or several taken together.
+    private static final ThreadLocal<ArrayDeque<List<LockHandle>>> SCOPES = ThreadLocal.withInitial(ArrayDeque::new);
 
     private LockContext() {
     }
 
-    /** @return the handle of the innermost lock scope of this call chain, if any */
+    /** @return the handle of the innermost lock scope of this call chain (its first lock), if any */
     public static Optional<LockHandle> current() {
-        return Optional.ofNullable(SCOPES.get().peekLast());
+        List<LockHandle> innermost = SCOPES.get().peekLast();
+        return (innermost != null) ? Optional.of(innermost.get(0)) : Optional.empty();
+    }
+
+    /**
+     * @return the locks of the innermost lock scope of this call chain in the order taken: one for a single lock,
+     *         several for a scope of several locks; empty outside any scope
+     */
+    public static List<LockHandle> all() {
+        List<LockHandle> innermost = SCOPES.get().peekLast();
+        return (innermost != null) ? innermost : List.of();
     }
 
     /**
@@ -40,9 +54,25 @@ public final class LockContext {
      * @return the scope
      */
     public static Scope enter(LockHandle handle) {
-        ArrayDeque<LockHandle> scopes = SCOPES.get();
-        scopes.addLast(handle);
-        return new Scope(scopes, handle);
+        return enter(List.of(handle));
+    }
+
+    /**
+     * Opens a lock scope of several locks on this thread: until the returned scope is closed, {@link #all()} lists
+     * them, {@link #current()} is the first, and each is granted again at once. Close it on the same thread, before
+     * the locks are released.
+     *
+     * @param handles locks held together
+     * @return the scope
+     */
+    public static Scope enter(MultiLockHandle handles) {
+        return enter(handles.locks());
+    }
+
+    private static Scope enter(List<LockHandle> locks) {
+        ArrayDeque<List<LockHandle>> scopes = SCOPES.get();
+        scopes.addLast(locks);
+        return new Scope(scopes, locks);
     }
 
     /**
@@ -50,44 +80,45 @@ public final class LockContext {
      *
      * @param name the lock name
      * @param issuedHere tells which handles the asking lock service issued (several services may share a thread)
-     * @return the scope's handle, if any
+     * @return the scope's handle of that name, if any
      */
     public static Optional<LockHandle> held(String name, Predicate<LockHandle> issuedHere) {
-        ArrayDeque<LockHandle> scopes = SCOPES.get();
+        ArrayDeque<List<LockHandle>> scopes = SCOPES.get();
         if (scopes.isEmpty()) {
             return Optional.empty();
         }
-        Iterator<LockHandle> it = scopes.descendingIterator();
+        Iterator<List<LockHandle>> it = scopes.descendingIterator();
         while (it.hasNext()) {
-            LockHandle handle = it.next();
-            if (handle.name().equals(name) && issuedHere.test(handle)) {
-                return Optional.of(handle);
+            for (LockHandle handle : it.next()) {
+                if (handle.name().equals(name) && issuedHere.test(handle)) {
+                    return Optional.of(handle);
+                }
             }
         }
         return Optional.empty();
     }
 
     /**
-     * An open lock scope; closing it ends the scope (not the lock: release the handle for that).
+     * An open lock scope; closing it ends the scope (not the locks: release the handles for that).
      */
     public static final class Scope implements AutoCloseable {
 
-        private final ArrayDeque<LockHandle> scopes;
+        private final ArrayDeque<List<LockHandle>> scopes;
 
-        private final LockHandle handle;
+        private final List<LockHandle> locks;
 
         private final Thread owner = Thread.currentThread();
 
         private boolean closed;
 
-        private Scope(ArrayDeque<LockHandle> scopes, LockHandle handle) {
+        private Scope(ArrayDeque<List<LockHandle>> scopes, List<LockHandle> locks) {
             this.scopes = scopes;
-            this.handle = handle;
+            this.locks = locks;
         }
 
-        /** @return the scope's handle */
+        /** @return the scope's handle (its first lock) */
         public LockHandle handle() {
-            return handle;
+            return locks.get(0);
         }
 
         /**
@@ -102,7 +133,14 @@ public final class LockContext {
             }
             if (!closed) {
                 closed = true;
-                scopes.removeLastOccurrence(handle);
+                // This scope's own list: another scope of equal locks (a re-entered publisher's) stays.
+                Iterator<List<LockHandle>> it = scopes.descendingIterator();
+                while (it.hasNext()) {
+                    if (it.next() == locks) {
+                        it.remove();
+                        break;
+                    }
+                }
             }
         }
     }

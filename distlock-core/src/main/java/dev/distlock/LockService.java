@@ -1,5 +1,6 @@
 package dev.distlock;
 
+import java.util.Collection;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -69,6 +70,54 @@ public interface LockService {
             action.run();
             return null;
         });
+    }
+
+    /**
+     * Takes several locks, all or none, within {@code options.waitTime()} for all of them together (e.g. the two
+     * accounts of a transfer). The names are taken in one global order (sorted, duplicates removed), so callers
+     * asking for {@code {a, b}} and {@code {b, a}} never deadlock; each waits only for what is left of the wait
+     * time. On a timeout or an error every lock already taken is released. Each lock has its own lease and fencing
+     * token; names already held in a scope of this call chain are re-entered.
+     *
+     * @param names the lock names; at least one, none null or empty
+     * @param options wait (for all together), lease and type (for each)
+     * @return the locks, or empty when not all were taken in time
+     * @throws IllegalArgumentException for no names, or a null or empty name
+     * @throws LockUnavailableException when the store cannot be reached (nothing stays held)
+     */
+    default Optional<MultiLockHandle> tryLockAll(Collection<String> names, LockOptions options) {
+        return LockGroup.tryLock(this, names, options);
+    }
+
+    /**
+     * {@link #tryLockAll} that throws when not all locks were taken in time.
+     *
+     * @param names the lock names
+     * @param options wait (for all together), lease and type (for each)
+     * @return the locks
+     * @throws LockTimeoutException when the wait time elapses (nothing stays held)
+     * @throws LockUnavailableException when the store cannot be reached (nothing stays held)
+     */
+    default MultiLockHandle lockAll(Collection<String> names, LockOptions options) {
+        return tryLockAll(names, options).orElseThrow(() -> new LockTimeoutException(
+                "Locks " + LockGroup.order(names) + " not all acquired within " + describeWait(options)));
+    }
+
+    /**
+     * Runs the action in a scope of all the locks ({@link LockContext#all()}) and releases them afterwards.
+     *
+     * @param names the lock names
+     * @param options wait (for all together), lease and type (for each)
+     * @param action the work
+     * @param <T> the result type
+     * @return what the action returned
+     * @throws LockTimeoutException when the wait time elapses (the action did not run)
+     * @throws LockUnavailableException when the store cannot be reached (the action did not run)
+     */
+    default <T> T executeWithLocks(Collection<String> names, LockOptions options, Supplier<T> action) {
+        try (MultiLockHandle handles = lockAll(names, options); LockContext.Scope scope = LockContext.enter(handles)) {
+            return action.get();
+        }
     }
 
     /**

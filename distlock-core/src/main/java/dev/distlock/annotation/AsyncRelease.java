@@ -8,7 +8,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.distlock.LockHandle;
+import dev.distlock.MultiLockHandle;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,12 +46,12 @@ final class AsyncRelease {
      * complete it (WebFlux cancels on every client disconnect), so the lock is held until the method's own stage
      * completes.
      */
-    static CompletableFuture<@Nullable Object> holdUntilComplete(CompletionStage<?> stage, LockHandle handle) {
+    static CompletableFuture<@Nullable Object> holdUntilComplete(CompletionStage<?> stage, MultiLockHandle locks) {
         CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();
         stage.whenCompleteAsync((value, error) -> {
             Throwable failure = error;
             try {
-                handle.unlock();
+                locks.unlock();
             }
             catch (RuntimeException ex) {
                 if (failure == null) {

@@ -3,7 +3,7 @@ package dev.distlock.annotation;
 import java.lang.reflect.Method;
 
 import dev.distlock.LockContext;
-import dev.distlock.LockHandle;
+import dev.distlock.MultiLockHandle;
 import kotlin.Unit;
 import kotlin.coroutines.Continuation;
 import kotlin.coroutines.CoroutineContext;
@@ -61,10 +61,10 @@ final class CoroutineSupport {
      * function in a coroutine whose context is that of the last argument, the caller's continuation.
      *
      * @param arguments the call's arguments, the caller's continuation last
-     * @param handle the lock held for the call
+     * @param handle the locks held for the call
      * @return a copy whose continuation has the lock's scope in its context; resuming it resumes the caller's
      */
-    static Object[] inLockScope(Object[] arguments, LockHandle handle) {
+    static Object[] inLockScope(Object[] arguments, MultiLockHandle handle) {
         Object[] copy = arguments.clone();
         @SuppressWarnings("unchecked")
         Continuation<Object> caller = (Continuation<Object>) copy[copy.length - 1];
@@ -91,9 +91,9 @@ final class CoroutineSupport {
     private static final class LockScopeElement implements ThreadContextElement<LockContext.Scope>,
             CoroutineContext.Key<LockScopeElement> {
 
-        private final LockHandle handle;
+        private final MultiLockHandle handle;
 
-        LockScopeElement(LockHandle handle) {
+        LockScopeElement(MultiLockHandle handle) {
             this.handle = handle;
         }
 
@@ -136,7 +136,7 @@ final class CoroutineSupport {
 
         @Override
         public String toString() {
-            return "DistributedLockScope(" + handle.name() + ")";
+            return "DistributedLockScope" + handle.locks();
         }
     }
 }

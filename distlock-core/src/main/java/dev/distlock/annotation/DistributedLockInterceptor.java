@@ -1,14 +1,15 @@
 package dev.distlock.annotation;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import dev.distlock.LockContext;
-import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.MultiLockHandle;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -23,8 +24,9 @@ import org.springframework.expression.BeanResolver;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Runs a {@link DistributedLock @DistributedLock} method in a scope of its lock: resolves the lock name, acquires
- * through {@link LockService}, opens a {@link LockContext} scope around the invocation and releases afterwards.
+ * Runs a {@link DistributedLock @DistributedLock} method in a scope of its lock: resolves the lock name (or names,
+ * for a key that evaluates to a collection), acquires through {@link LockService#tryLockAll} (one lock, or all of
+ * them in one global order), opens a {@link LockContext} scope around the invocation and releases afterwards.
  * Reentrancy and leases belong to the lock service.
  * <ul>
  * <li>A method returning {@code CompletableFuture}/{@code CompletionStage} keeps the lock until the returned stage
@@ -68,27 +70,27 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
         if (operation == null) {
             return invocation.proceed();
         }
-        String lockName = operation.lockName(invocation.getArguments(), target, beanResolver);
+        List<String> lockNames = operation.lockNames(invocation.getArguments(), target, beanResolver);
         if (operation.returnKind() == ReturnKind.REACTIVE || operation.returnKind() == ReturnKind.SUSPENDING) {
-            return ReactorSupport.lockEachSubscription(invocation, operation, lockName, this::acquire);
+            return ReactorSupport.lockEachSubscription(invocation, operation, lockNames, this::acquire);
         }
-        LockHandle handle = acquire(operation, lockName);
-        if (handle == null) {
-            logger.debug("Skipped {}: lock '{}' not acquired", operation.describeMethod(), lockName);
+        MultiLockHandle locks = acquire(operation, lockNames);
+        if (locks == null) {
+            logger.debug("Skipped {}: {} not acquired", operation.describeMethod(), describe(lockNames));
             return SkipValues.emptyValue(operation.method().getReturnType());
         }
         Object result;
-        try (LockContext.Scope scope = LockContext.enter(handle)) {
+        try (LockContext.Scope scope = LockContext.enter(locks)) {
             result = invocation.proceed();
         }
         catch (Throwable ex) {
-            releaseAfterFailure(handle, ex);
+            releaseAfterFailure(locks, ex);
             throw ex;
         }
         if (result instanceof CompletionStage<?> stage) {
-            return AsyncRelease.holdUntilComplete(stage, handle);
+            return AsyncRelease.holdUntilComplete(stage, locks);
         }
-        handle.unlock();
+        locks.unlock();
         return result;
     }
 
@@ -96,22 +98,26 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
      * @return the handle, or {@code null} when the method is to be skipped
      * @throws LockTimeoutException when not acquired in time and the operation says {@link OnTimeout#THROW}
      */
-    @Nullable LockHandle acquire(LockOperation operation, String lockName) {
-        Optional<LockHandle> acquired = lockService.get().tryLock(lockName, operation.options());
+    @Nullable MultiLockHandle acquire(LockOperation operation, List<String> lockNames) {
+        Optional<MultiLockHandle> acquired = lockService.get().tryLockAll(lockNames, operation.options());
         if (acquired.isPresent()) {
             return acquired.get();
         }
         if (operation.onTimeout() == OnTimeout.SKIP) {
             return null;
         }
-        throw new LockTimeoutException("Lock '" + lockName + "' of " + operation.describeMethod()
-                + " not acquired within " + operation.options().waitTime().map(Object::toString)
-                        .orElse("the configured distlock.wait-time"));
+        throw new LockTimeoutException(describe(lockNames) + " of " + operation.describeMethod()
+                + (lockNames.size() == 1 ? " not acquired within " : " not all acquired within ")
+                + operation.options().waitTime().map(Object::toString).orElse("the configured distlock.wait-time"));
     }
 
-    private static void releaseAfterFailure(LockHandle handle, Throwable failure) {
+    private static String describe(List<String> lockNames) {
+        return (lockNames.size() == 1) ? "Lock '" + lockNames.get(0) + "'" : "Locks " + lockNames;
+    }
+
+    private static void releaseAfterFailure(MultiLockHandle locks, Throwable failure) {
         try {
-            handle.unlock();
+            locks.unlock();
         }
         catch (RuntimeException ex) {
             failure.addSuppressed(ex);

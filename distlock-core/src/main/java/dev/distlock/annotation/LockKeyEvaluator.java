@@ -3,6 +3,7 @@ package dev.distlock.annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +22,7 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.util.ObjectUtils;
 
 /**
  * Parses and evaluates {@link DistributedLock#key()} expressions with a {@link MethodBasedEvaluationContext}, as
@@ -111,10 +113,12 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
      * @param args the call's arguments
      * @param target the bean instance
      * @param beanResolver resolves {@code @beanName}, may be {@code null}
-     * @return the key, never blank
-     * @throws LockException when the expression fails, or evaluates to {@code null} or a blank string
+     * @return the key, or the keys when the expression evaluates to a collection or an array (one lock each); never
+     *         empty, none blank
+     * @throws LockException when the expression fails, or evaluates to {@code null}, a blank string, an empty
+     *         collection or array, or one with a {@code null} or blank element
      */
-    String evaluate(LockOperation operation, Expression key, Object[] args, @Nullable Object target,
+    List<String> evaluate(LockOperation operation, Expression key, Object[] args, @Nullable Object target,
             @Nullable BeanResolver beanResolver) {
         Method method = operation.method();
         LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, operation.targetClass());
@@ -131,12 +135,33 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
             throw new LockException("@DistributedLock key '" + operation.keySource() + "' of "
                     + operation.describeMethod() + " could not be evaluated: " + ex.getMessage(), ex);
         }
+        if (value != null && value.getClass().isArray()) {
+            value = Arrays.asList(ObjectUtils.toObjectArray(value));
+        }
+        if (value instanceof Collection<?> values) {
+            if (values.isEmpty()) {
+                throw invalid(operation, "an empty " + (value instanceof List<?> ? "list" : "collection"));
+            }
+            List<String> keys = new ArrayList<>(values.size());
+            for (Object element : values) {
+                keys.add(key(operation, element, "a collection with a null element",
+                        "a collection with a blank element"));
+            }
+            return keys;
+        }
+        return List.of(key(operation, value, "null", "a blank string"));
+    }
+
+    private static String key(LockOperation operation, @Nullable Object value, String whenNull, String whenBlank) {
         String evaluated = (value != null) ? value.toString() : null;
         if (evaluated == null || evaluated.isBlank()) {
-            throw new LockException("@DistributedLock key '" + operation.keySource() + "' of "
-                    + operation.describeMethod() + " evaluated to " + (evaluated == null ? "null" : "a blank string")
-                    + "; the method was not called");
+            throw invalid(operation, evaluated == null ? whenNull : whenBlank);
         }
         return evaluated;
+    }
+
+    private static LockException invalid(LockOperation operation, String what) {
+        return new LockException("@DistributedLock key '" + operation.keySource() + "' of "
+                + operation.describeMethod() + " evaluated to " + what + "; the method was not called");
     }
 }

@@ -1,6 +1,8 @@
 package dev.distlock.annotation;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 import dev.distlock.LockOptions;
@@ -89,20 +91,31 @@ public final class LockOperation {
     }
 
     /**
-     * The lock name of one call: {@code name + ":" + key}, or just {@code name} without a key.
+     * The lock names of one call: {@code name + ":" + key}, or just {@code name} without a key; one name per
+     * element when the key evaluates to a collection or an array (the locks are then taken together, see
+     * {@link dev.distlock.LockService#tryLockAll}).
      *
      * @param args the call's arguments
      * @param target the bean instance
      * @param beanResolver resolves {@code @beanName} in the key, may be {@code null}
-     * @return the lock name
-     * @throws dev.distlock.LockException when the key fails, or evaluates to {@code null} or a blank string
+     * @return the lock names, at least one
+     * @throws dev.distlock.LockException when the key fails, or evaluates to {@code null}, a blank string, an empty
+     *         collection or a collection with a {@code null} or blank element
      */
-    public String lockName(Object[] args, @Nullable Object target, @Nullable BeanResolver beanResolver) {
+    public List<String> lockNames(Object[] args, @Nullable Object target, @Nullable BeanResolver beanResolver) {
         Expression expression = key;
         if (expression == null) {
-            return name;
+            return List.of(name);
         }
-        return name + ":" + evaluator.evaluate(this, expression, args, target, beanResolver);
+        List<String> keys = evaluator.evaluate(this, expression, args, target, beanResolver);
+        if (keys.size() == 1) {
+            return List.of(name + ":" + keys.get(0));
+        }
+        List<String> names = new ArrayList<>(keys.size());
+        for (String element : keys) {
+            names.add(name + ":" + element);
+        }
+        return names;
     }
 
     /** @return {@code Class.method} for messages */

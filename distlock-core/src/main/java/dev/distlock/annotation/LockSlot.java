@@ -4,7 +4,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.distlock.LockHandle;
+import dev.distlock.MultiLockHandle;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,11 +37,11 @@ final class LockSlot {
     /**
      * Called by the thread that took the lock.
      *
-     * @param handle the lock, or {@code null} when it was not taken (skipped)
+     * @param handle the locks, or {@code null} when they were not taken (skipped)
      * @return the handle for the subscription, or {@code null} when the subscription already ended: the lock is
      *         released then
      */
-    @Nullable LockHandle fill(@Nullable LockHandle handle) {
+    @Nullable MultiLockHandle fill(@Nullable MultiLockHandle handle) {
         if (handle == null || state.compareAndSet(null, handle)) {
             return handle;
         }
@@ -57,18 +57,18 @@ final class LockSlot {
     /** The subscription ended: releases the lock if it was granted, or makes a later grant release itself. */
     void close() {
         Object previous = state.getAndSet(CLOSED);
-        if (previous instanceof LockHandle handle) {
+        if (previous instanceof MultiLockHandle handle) {
             handle.unlock();
         }
     }
 
-    private static void release(LockHandle handle) {
+    private static void release(MultiLockHandle handle) {
         try {
             handle.unlock();
         }
         catch (RuntimeException ex) {
-            logger.warn("Releasing lock '{}', granted after its subscription was cancelled, failed; its lease will "
-                    + "expire", handle.name(), ex);
+            logger.warn("Releasing {}, granted after its subscription was cancelled, failed; its lease will "
+                    + "expire", handle.locks(), ex);
         }
     }
 }

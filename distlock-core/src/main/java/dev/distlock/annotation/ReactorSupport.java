@@ -6,7 +6,7 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import dev.distlock.LockContext;
-import dev.distlock.LockHandle;
+import dev.distlock.MultiLockHandle;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -54,15 +54,15 @@ final class ReactorSupport {
         return type == Mono.class ? Mono.empty() : Flux.empty();
     }
 
-    static Object lockEachSubscription(MethodInvocation invocation, LockOperation operation, String lockName,
-            BiFunction<LockOperation, String, @Nullable LockHandle> acquire) {
+    static Object lockEachSubscription(MethodInvocation invocation, LockOperation operation, List<String> lockNames,
+            BiFunction<LockOperation, List<String>, @Nullable MultiLockHandle> acquire) {
         // The resource of usingWhen is the subscription's slot, made synchronously, so that every way the
         // subscription ends (complete, error, cancel at any moment) closes it. The lock is taken inside, and a grant
         // that arrives after the slot closed is released by the slot: Reactor would drop such a late value silently
         // (subscribeOn of a callable does not even pass it to a discard hook).
         Mono<LockSlot> slot = Mono.fromSupplier(() -> new LockSlot(AsyncRelease.releases()));
-        Function<LockSlot, Mono<LockHandle>> lock = subscription -> Mono.deferContextual(context -> Mono
-                .fromCallable(() -> subscription.fill(inScopes(context, () -> acquire.apply(operation, lockName))))
+        Function<LockSlot, Mono<MultiLockHandle>> lock = subscription -> Mono.deferContextual(context -> Mono
+                .fromCallable(() -> subscription.fill(inScopes(context, () -> acquire.apply(operation, lockNames))))
                 .subscribeOn(Schedulers.boundedElastic()));
         Function<LockSlot, Mono<Void>> release = subscription -> Mono.<Void>fromRunnable(subscription::close)
                 .subscribeOn(RELEASES);
@@ -82,7 +82,7 @@ final class ReactorSupport {
      * Invokes the method for one subscription, with the lock as the thread's scope while the method body runs (for
      * a suspending function: as its coroutine's scope, wherever it runs).
      */
-    private static Publisher<?> invoke(MethodInvocation invocation, LockOperation operation, LockHandle handle) {
+    private static Publisher<?> invoke(MethodInvocation invocation, LockOperation operation, MultiLockHandle handle) {
         // Each subscription runs the rest of the advice chain anew (e.g. a transaction inside the lock).
         MethodInvocation call = invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone()
                 : invocation;
@@ -104,18 +104,20 @@ final class ReactorSupport {
         }
     }
 
-    private static Context enclose(Context context, LockHandle handle) {
-        List<LockHandle> scopes = new ArrayList<>(context.<List<LockHandle>>getOrDefault(SCOPES, List.of()));
+    private static Context enclose(Context context, MultiLockHandle handle) {
+        List<MultiLockHandle> scopes = new ArrayList<>(context.<List<MultiLockHandle>>getOrDefault(SCOPES,
+                List.of()));
         scopes.add(handle);
         return context.put(SCOPES, List.copyOf(scopes));
     }
 
     /** Runs the acquisition with the enclosing publishers' locks as the thread's scopes, so that they re-enter. */
-    private static @Nullable LockHandle inScopes(ContextView context, java.util.function.Supplier<@Nullable LockHandle> acquire) {
-        List<LockHandle> enclosing = context.<List<LockHandle>>getOrEmpty(SCOPES).orElse(List.of());
+    private static @Nullable MultiLockHandle inScopes(ContextView context,
+            java.util.function.Supplier<@Nullable MultiLockHandle> acquire) {
+        List<MultiLockHandle> enclosing = context.<List<MultiLockHandle>>getOrEmpty(SCOPES).orElse(List.of());
         List<LockContext.Scope> opened = new ArrayList<>(enclosing.size());
         try {
-            for (LockHandle handle : enclosing) {
+            for (MultiLockHandle handle : enclosing) {
                 opened.add(LockContext.enter(handle));
             }
             return acquire.get();

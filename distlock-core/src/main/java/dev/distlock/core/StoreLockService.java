@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -12,6 +13,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.MultiLockHandle;
 import dev.distlock.listener.AcquireEvent;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener.Acquisition;
@@ -128,6 +130,13 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         finally {
             held.acquisitionEnded();
         }
+    }
+
+    /** The wait time is for all the locks together: an unset one is the configured default, counted once. */
+    @Override
+    public Optional<MultiLockHandle> tryLockAll(Collection<String> names, LockOptions options) {
+        return LockService.super.tryLockAll(names,
+                options.waitTime().isPresent() ? options : options.withWaitTime(config.waitTime()));
     }
 
     private @Nullable LeaseHandle acquire(String name, LockOptions options) {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockHandle;
+import dev.distlock.MultiLockHandle;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -70,17 +71,12 @@ class AsyncReleaseTests {
 
         final Thread test = Thread.currentThread();
 
-        LockHandle handle(String name) {
-            return new LockHandle() {
+        MultiLockHandle handle(String name) {
+            return new MultiLockHandle() {
 
                 @Override
-                public String name() {
-                    return name;
-                }
-
-                @Override
-                public long fencingToken() {
-                    return 1;
+                public List<LockHandle> locks() {
+                    return List.of();
                 }
 
                 @Override

@@ -2,8 +2,10 @@ package dev.distlock.annotation;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -209,6 +211,36 @@ class DistributedLockTests {
                     .ranUnderLock("grp", () -> assertThat(forms.placeholderName()).isEqualTo("grp"))
                     .ranUnderLock("stock:5", () -> assertThat(forms.composed(5)).isEqualTo("stock:5"));
             assertThat(LockContext.current()).isEmpty();
+        });
+    }
+
+    @Test
+    void aKeyThatIsACollectionLocksEveryElementInOneOrder() {
+        runner().run(context -> {
+            KeyForms forms = context.getBean(KeyForms.class);
+            assertThat(forms.transfer(7, 3)).containsExactly("account:3", "account:7");
+            assertThat(forms.transfer(3, 7)).containsExactly("account:3", "account:7");
+            assertThat(forms.skus(new long[] { 20, 10, 20 })).containsExactly("sku:10", "sku:20");
+            assertThat(locks(context).grants()).extracting(InMemoryLockService.Grant::name).containsExactly(
+                    "account:3", "account:7", "account:3", "account:7", "sku:10", "sku:20");
+            assertThat(LockContext.all()).isEmpty();
+            assertThat(isFree(locks(context), "account:3") && isFree(locks(context), "account:7")).isTrue();
+        });
+    }
+
+    @Test
+    void anEmptyCollectionKeyOrANullElementFailsWithoutCallingTheMethod() {
+        runner().run(context -> {
+            KeyForms forms = context.getBean(KeyForms.class);
+            assertThatExceptionOfType(LockException.class).isThrownBy(() -> forms.batch(List.of()))
+                    .withMessageContaining(KeyForms.class.getName() + ".batch").withMessageContaining("'#ids'")
+                    .withMessageContaining("evaluated to an empty list");
+            assertThatExceptionOfType(LockException.class).isThrownBy(() -> forms.batch(Arrays.asList("a", null)))
+                    .withMessageContaining("evaluated to a collection with a null element");
+            assertThatExceptionOfType(LockException.class).isThrownBy(() -> forms.batch(Set.of(" ")))
+                    .withMessageContaining("evaluated to a collection with a blank element");
+            assertThat(forms.nullableCalls()).isZero();
+            assertThat(locks(context).grants()).isEmpty();
         });
     }
 

@@ -5,6 +5,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockContext;
 import dev.distlock.LockHandle;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -159,6 +161,23 @@ final class LockedBeans {
         public String nullable(String value) {
             nullableCalls.incrementAndGet();
             return currentLock();
+        }
+
+        /** A transfer: both accounts locked together, whichever way the money goes. */
+        @DistributedLock(name = "account", key = "{#from, #to}")
+        public List<String> transfer(long from, long to) {
+            return LockContext.all().stream().map(LockHandle::name).toList();
+        }
+
+        @DistributedLock(name = "batch", key = "#ids")
+        public List<String> batch(@Nullable Collection<String> ids) {
+            nullableCalls.incrementAndGet();
+            return LockContext.all().stream().map(LockHandle::name).toList();
+        }
+
+        @DistributedLock(name = "sku", key = "#skus")
+        public List<String> skus(long[] skus) {
+            return LockContext.all().stream().map(LockHandle::name).toList();
         }
     }
 
