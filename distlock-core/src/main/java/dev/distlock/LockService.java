@@ -4,6 +4,9 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import dev.distlock.leader.Leadership;
+import dev.distlock.leader.LeadershipListener;
+
 /**
  * Distributed locks by name. Names are free-form; a store keeps them in its own namespace (for Redis, every key
  * starts with {@code distlock.key-prefix + ":"}).
@@ -118,6 +121,24 @@ public interface LockService {
         try (MultiLockHandle handles = lockAll(names, options); LockContext.Scope scope = LockContext.enter(handles)) {
             return action.get();
         }
+    }
+
+    /**
+     * Campaigns for the leadership of a group: this instance leads while it holds the group's lock (named
+     * {@code "leader:" + group}, a watchdog lease of {@code distlock.lease-time}), and campaigns again by itself
+     * after it lost or gave up the leadership, until the returned campaign is closed. The listener is told
+     * {@code revoked} no later than the moment the lease can have expired, so there are never two leaders that
+     * both believe they lead; the lease's fencing token fences the leader's writes. One thread per campaign, which
+     * waits for the lock as any caller does (woken by the store's release notifications).
+     *
+     * @param group the group, not blank
+     * @param listener told when this instance becomes and stops being the leader
+     * @return the campaign, started
+     * @throws IllegalArgumentException for a blank group
+     * @throws UnsupportedOperationException for a lock service without the engine (the default)
+     */
+    default Leadership campaign(String group, LeadershipListener listener) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not run leadership campaigns");
     }
 
     /**

@@ -18,8 +18,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * Actuator endpoint {@code distlock} ({@code /actuator/distlock}): the locks this instance holds now and the state
- * of its lease watchdog. Read-only; it reads the engine's in-memory view and never touches Redis. Lock names
+ * Actuator endpoint {@code distlock} ({@code /actuator/distlock}): the locks this instance holds now, the
+ * leadership groups it leads ({@code leaderOf}) and the state of its lease watchdog. Read-only; it reads the engine's in-memory view and never touches Redis. Lock names
  * (including their keys) appear here, unlike in metrics, because the list is bounded by what this instance holds.
  */
 @Endpoint(id = "distlock")
@@ -60,7 +60,7 @@ public class DistlockEndpoint {
         held.forEach(info -> byGroup.merge(LockTags.lockGroup(info.name()), 1, Integer::sum));
         int watchdog = (int) held.stream().filter(HeldLockInfo::watchdog).count();
         return new DistlockDescriptor(new Counts(held.size(), watchdog, held.size() - watchdog, byGroup),
-                WatchdogDescriptor.of(registry.watchdogStatus(), now), locks);
+                registry.leaderOf(), WatchdogDescriptor.of(registry.watchdogStatus(), now), locks);
     }
 
     private static @Nullable Long millisSince(@Nullable Instant then, Instant now) {
@@ -75,10 +75,12 @@ public class DistlockEndpoint {
      * The endpoint's answer.
      *
      * @param counts how many locks are held
+     * @param leaderOf the leadership groups this instance leads now, sorted
      * @param watchdog the watchdog state
      * @param locks the held locks, oldest first
      */
-    public record DistlockDescriptor(Counts counts, WatchdogDescriptor watchdog, List<HeldLockDescriptor> locks)
+    public record DistlockDescriptor(Counts counts, List<String> leaderOf, WatchdogDescriptor watchdog,
+            List<HeldLockDescriptor> locks)
             implements OperationResponseBody {
     }
 

@@ -14,6 +14,11 @@ public interface HeldLockRegistry {
     /** @return the locks held now, oldest first */
     List<HeldLockInfo> heldLocks();
 
+    /** @return the groups this instance leads now (its leadership campaigns), sorted */
+    default List<String> leaderOf() {
+        return List.of();
+    }
+
     /** @return the watchdog state */
     WatchdogStatus watchdogStatus();
 

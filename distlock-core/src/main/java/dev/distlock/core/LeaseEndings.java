@@ -126,6 +126,7 @@ final class LeaseEndings {
             log.warn("Lease of lock '{}' (fencing token {}) lost while held; another node may take it now",
                     handle.name(), handle.fencingToken());
             listener.leaseLost(handle);
+            handle.lossFound();
         }
     }
 

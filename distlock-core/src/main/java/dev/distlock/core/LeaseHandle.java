@@ -60,6 +60,9 @@ final class LeaseHandle implements LockHandle, Lease {
 
     private volatile @Nullable ScheduledFuture<?> expiry;
 
+    /** Told once when the lease is found lost (a leadership campaign's thread); null when nobody waits for it. */
+    private volatile @Nullable Runnable lossWatcher;
+
     /** Until when an unlock leaves the lock held (hold at least), from the grant; 0 for a release at the unlock. */
     private volatile long holdUntilNanos;
 
@@ -190,6 +193,22 @@ final class LeaseHandle implements LockHandle, Lease {
 
     boolean markLost() {
         return state.compareAndSet(State.HELD, State.LOST);
+    }
+
+    /**
+     * @param watcher told when the lease is found lost (by the watchdog's deadline guard, a renewal or the store);
+     *        check {@link #isHeld()} after setting it, since a loss before it was set is not told again
+     */
+    void watchLoss(Runnable watcher) {
+        lossWatcher = watcher;
+    }
+
+    /** Tells the loss watcher, if any. */
+    void lossFound() {
+        Runnable watcher = lossWatcher;
+        if (watcher != null) {
+            watcher.run();
+        }
     }
 
     boolean markExpired() {

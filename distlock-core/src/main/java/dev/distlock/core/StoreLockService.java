@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.distlock.LockContext;
 import dev.distlock.LockException;
@@ -14,6 +16,8 @@ import dev.distlock.LockService;
 import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
+import dev.distlock.leader.Leadership;
+import dev.distlock.leader.LeadershipListener;
 import dev.distlock.listener.AcquireEvent;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener.Acquisition;
@@ -52,6 +56,9 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     private final LocalQueues queues = new LocalQueues();
 
     private final HeldLeases held = new HeldLeases();
+
+    /** The leadership campaigns of this instance that have not ended. */
+    private final Set<Campaign> campaigns = ConcurrentHashMap.newKeySet();
 
     private final StoreAcquirer acquirer;
 
@@ -130,6 +137,28 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
         finally {
             held.acquisitionEnded();
         }
+    }
+
+    @Override
+    public Leadership campaign(String group, LeadershipListener listener) {
+        if (group == null || group.isBlank()) {
+            throw new IllegalArgumentException("Leadership group must not be blank");
+        }
+        Objects.requireNonNull(listener, "listener");
+        if (!accepting) {
+            throw shuttingDown(Campaign.lockName(group));
+        }
+        Campaign campaign = new Campaign(this, group, listener, this.listener, campaigns::remove,
+                config.commandTimeout().plus(config.commandTimeout()));
+        campaigns.add(campaign);
+        campaign.start();
+        return campaign;
+    }
+
+    /** @return the groups this instance leads now, sorted */
+    @Override
+    public List<String> leaderOf() {
+        return campaigns.stream().filter(Campaign::isLeader).map(Campaign::group).sorted().toList();
     }
 
     /** The wait time is for all the locks together: an unset one is the configured default, counted once. */
@@ -315,6 +344,9 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
      * @param grace how long running work may still take
      */
     public void shutdown(Duration grace) {
+        // Leaders are told first and release their leases while the store still answers; no campaign starts again.
+        accepting = false;
+        List.copyOf(campaigns).forEach(Campaign::close);
         if (!awaitIdle(grace)) {
             log.warn("Locked work still running after {} ms of shutdown: releasing its locks", grace.toMillis());
         }

@@ -106,6 +106,18 @@ public final class CompositeLockListener implements LockListener {
         }
     }
 
+    @Override
+    public void leadershipChanged(String group, boolean leader, boolean campaigning) {
+        for (LockListener listener : listeners) {
+            try {
+                listener.leadershipChanged(group, leader, campaigning);
+            }
+            catch (RuntimeException ex) {
+                failed(listener, ex);
+            }
+        }
+    }
+
     private static void failed(LockListener listener, RuntimeException ex) {
         log.warn("Lock listener {} failed; locking goes on", listener, ex);
     }

@@ -73,6 +73,17 @@ public interface LockListener {
     }
 
     /**
+     * A leadership campaign of this instance started (not leader yet), became leader, stopped being leader, or
+     * ended ({@code leader} false, {@code campaigning} false).
+     *
+     * @param group the group
+     * @param leader whether this instance leads the group now
+     * @param campaigning whether the campaign goes on
+     */
+    default void leadershipChanged(String group, boolean leader, boolean campaigning) {
+    }
+
+    /**
      * One acquisition in progress, told once how it ended.
      */
     @FunctionalInterface

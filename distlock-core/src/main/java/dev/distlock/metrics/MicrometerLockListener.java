@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockHandle;
 import dev.distlock.listener.AcquireEvent;
@@ -13,6 +14,7 @@ import dev.distlock.listener.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -32,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * <tr><td>{@code distlock.lease.lost}</td><td>Counter</td><td>{@code lock}</td></tr>
  * <tr><td>{@code distlock.renewal}</td><td>Counter</td><td>{@code result} =
  * {@code renewed}/{@code lost}/{@code error}</td></tr>
+ * <tr><td>{@code distlock.leader}</td><td>Gauge: 1 while this instance leads the group, else 0</td><td>{@code group}
+ * (one per leadership campaign; removed when the campaign ends)</td></tr>
  * </table>
  * The {@code lock} tag is the lock group ({@link LockTags#lockGroup}), never the evaluated key. No histogram is
  * forced: percentiles and SLO buckets come from the registry's meter filters (in Spring Boot,
@@ -57,6 +61,9 @@ public class MicrometerLockListener implements LockListener {
     /** Name of the watchdog renewal counter. */
     public static final String RENEWAL = "distlock.renewal";
 
+    /** Name of the leadership gauge. */
+    public static final String LEADER = "distlock.leader";
+
     private static final Logger logger = LoggerFactory.getLogger(MicrometerLockListener.class);
 
     private final MeterRegistry registry;
@@ -67,6 +74,9 @@ public class MicrometerLockListener implements LockListener {
 
     /** Running hold samples, by handle identity (a handle's own equals is not part of the contract). */
     private final Map<HandleKey, LongTaskTimer.Sample> holds = new ConcurrentHashMap<>();
+
+    /** Per leadership group: its gauge and the value it reads, 1 while leader, 0 while campaigning. */
+    private final Map<String, LeaderGauge> leadership = new ConcurrentHashMap<>();
 
     /**
      * Creates the listener and registers the renewal counters, so that rates over them exist from the start.
@@ -144,6 +154,27 @@ public class MicrometerLockListener implements LockListener {
         catch (RuntimeException ex) {
             failed("leaseLost", ex);
         }
+    }
+
+    @Override
+    public void leadershipChanged(String group, boolean leader, boolean campaigning) {
+        if (!campaigning) {
+            LeaderGauge ended = leadership.remove(group);
+            if (ended != null) {
+                registry.remove(ended.gauge());
+            }
+            return;
+        }
+        leadership.computeIfAbsent(group, name -> {
+            AtomicInteger state = new AtomicInteger();
+            return new LeaderGauge(state, Gauge.builder(LEADER, state, AtomicInteger::get)
+                    .description("1 while this instance leads the group, 0 while it campaigns").tag("group", name)
+                    .register(registry));
+        }).state().set(leader ? 1 : 0);
+    }
+
+    /** A leadership group's gauge and the value it reads. */
+    private record LeaderGauge(AtomicInteger state, Gauge gauge) {
     }
 
     @Override

@@ -15,14 +15,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
  * The {@link LockService}: the store-neutral engine on the application's {@link LockStore} (auto-configured by
  * the store module's own auto-configuration, which orders itself before this one, or defined by the application),
- * with every {@link LockListener} bean (metrics, tracing). Off with {@code distlock.enabled=false}; replaced by
- * any {@link LockService} bean of the application's own.
+ * with every {@link LockListener} bean (metrics, tracing), and the leadership campaigns of
+ * {@code distlock.leader.groups}. Off with {@code distlock.enabled=false}; replaced by any {@link LockService} bean of
+ * the application's own.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
@@ -54,6 +56,19 @@ public class DistlockAutoConfiguration {
      * @param environment where {@code spring.lifecycle.timeout-per-shutdown-phase} is read
      * @return the lifecycle
      */
+    /**
+     * @param lockService the lock service
+     * @param properties where {@code distlock.leader.groups} is read
+     * @param events where the leadership events go
+     * @return the campaigns for {@code distlock.leader.groups} (none when it is empty), started with the context
+     */
+    @Bean
+    @ConditionalOnSingleCandidate(LockService.class)
+    LeadershipCampaigns distlockLeadershipCampaigns(LockService lockService, DistlockProperties properties,
+            ApplicationEventPublisher events) {
+        return new LeadershipCampaigns(lockService, properties.leader().groups(), events);
+    }
+
     @Bean
     @ConditionalOnSingleCandidate(StoreLockService.class)
     DistlockLifecycle distlockLifecycle(StoreLockService lockService, Environment environment) {

@@ -1,6 +1,7 @@
 package dev.distlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
@@ -33,6 +34,7 @@ import org.springframework.core.Ordered;
  * @param store The lock store: the id a store module on the class path registers ('redis', 'jdbc', 'zookeeper',
  *        'etcd'). Required only when several stores are on the class path.
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
+ * @param leader Leadership campaigns the application starts by itself.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
@@ -44,7 +46,8 @@ public record DistlockProperties(
         @DefaultValue(LockDefaults.COMMAND_TIMEOUT) Duration commandTimeout,
         @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder,
         @Nullable String store,
-        @DefaultValue LocalHandOff localHandOff) {
+        @DefaultValue LocalHandOff localHandOff,
+        @DefaultValue Leader leader) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -77,6 +80,26 @@ public record DistlockProperties(
             LocalHandOff localHandOff, Duration commandTimeout) {
         return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOff.maxCount(), localHandOff.maxTime(),
                 commandTimeout);
+    }
+
+    /**
+     * @param groups Groups this instance campaigns for at start-up: while it leads one, a LeadershipGrantedEvent
+     *        has been published for it, and a LeadershipRevokedEvent when that ended.
+     */
+    public record Leader(@DefaultValue List<String> groups) {
+
+        /**
+         * Checks the groups.
+         */
+        public Leader {
+            for (String group : groups) {
+                if (group == null || group.isBlank()) {
+                    throw new IllegalArgumentException("distlock.leader.groups must not contain a blank group: "
+                            + groups);
+                }
+            }
+            groups = List.copyOf(groups);
+        }
     }
 
     /**

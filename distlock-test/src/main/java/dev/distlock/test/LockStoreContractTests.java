@@ -29,6 +29,7 @@ import dev.distlock.MultiLockHandle;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
+import dev.distlock.leader.Leadership;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
@@ -321,6 +322,77 @@ public abstract class LockStoreContractTests {
         assertThat(next.isHeld()).isTrue();
         assertThat(a.tryLock("fixed", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
         next.unlock();
+    }
+
+    @Test
+    void oneLeaderAtATimeAndTheLeadershipPassesOnAYieldAndAClose() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        LeadershipLog log = new LeadershipLog();
+        Leadership first = a.campaign("jobs", log.listener("a"));
+        await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
+        Leadership second = b.campaign("jobs", log.listener("b"));
+        long firstToken = first.lease().orElseThrow().fencingToken();
+        assertThat(a.leaderOf()).containsExactly("jobs");
+        first.yieldLeadership();
+        await().atMost(Duration.ofSeconds(20)).until(second::isLeader);
+        assertThat(second.lease().orElseThrow().fencingToken()).as("the lease fences").isGreaterThan(firstToken);
+        assertThat(b.leaderOf()).containsExactly("jobs");
+        second.close();
+        assertThat(second.isLeader()).isFalse();
+        await("the first candidate campaigned again").atMost(Duration.ofSeconds(20)).until(first::isLeader);
+        first.close();
+        assertThat(a.leaderOf()).isEmpty();
+        assertThat(log.events()).containsExactly("a granted", "a revoked", "b granted", "b revoked", "a granted",
+                "a revoked");
+        log.assertNeverTwoLeaders();
+    }
+
+    @Test
+    void aLeaderWhoseLeaseIsLostIsRevokedAndAnotherLeads() {
+        LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
+        StoreLockService a = node(shortLease);
+        StoreLockService b = node(shortLease);
+        LeadershipLog log = new LeadershipLog();
+        Leadership first = a.campaign("lost", log.listener("a"));
+        await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
+        Leadership second = b.campaign("lost", log.listener("b"));
+        breakLease("leader:lost");
+        await().atMost(Duration.ofSeconds(20)).until(() -> log.events().contains("a revoked"));
+        // The other candidate may be granted before the leader learns of the loss (the store forgot the lease
+        // behind its back), never before it could: the leader is revoked, and one of them leads again.
+        await().atMost(Duration.ofSeconds(20)).until(() -> first.isLeader() || second.isLeader());
+        assertThat(log.events()).startsWith("a granted");
+        first.close();
+        second.close();
+    }
+
+    @Test
+    void aLeaderIsRevokedNoLaterThanItsLeaseCanHaveExpiredWhenTheStoreIsGone() {
+        Duration lease = Duration.ofMillis(1500);
+        StoreLockService a = node(config().withLeaseTime(lease));
+        Assumptions.assumeTrue(storeOf(a).leasesExpire(), "the store's leases end with the session, which has "
+                + "timings of its own");
+        LeadershipLog log = new LeadershipLog();
+        Leadership leadership = a.campaign("gone", log.listener("a"));
+        await().atMost(Duration.ofSeconds(10)).until(leadership::isLeader);
+        stopStore();
+        long stopped = System.nanoTime();
+        try {
+            await().atMost(lease.multipliedBy(4)).until(() -> log.events().contains("a revoked"));
+            assertThat(Duration.ofNanos(log.revokedAt("a") - stopped)).as("revoked within the lease")
+                    .isLessThanOrEqualTo(lease);
+        }
+        finally {
+            startStore();
+            leadership.close();
+        }
+    }
+
+    @Test
+    void aBlankLeadershipGroupIsRefused() {
+        assertThatThrownBy(() -> node().campaign(" ", LeadershipLog.IGNORED))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("group must not be blank");
     }
 
     @Test

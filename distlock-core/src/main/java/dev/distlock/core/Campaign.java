@@ -1,0 +1,242 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.leader.Leadership;
+import dev.distlock.leader.LeadershipListener;
+import dev.distlock.listener.LockListener;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One leadership campaign, on a thread of its own: it waits for the group's lock like any caller (woken by the
+ * store's release notifications), leads while it holds the lease, and campaigns again after the leadership ended.
+ * The lease's loss is seen the moment the engine finds it (the watchdog's deadline guard, a renewal, the store's
+ * session), which wakes this thread to tell the listener {@code revoked}: no later than the lease can have expired
+ * in the store (the engine's deadline is the lease less the clock-drift margin). A yield or a close tells the
+ * listener first and releases the lease after, so the next leader is granted only once this one was told.
+ */
+final class Campaign implements Leadership {
+
+    private static final Logger log = LoggerFactory.getLogger(Campaign.class);
+
+    /** How long one wait for the lock lasts before the thread checks whether the campaign was closed. */
+    private static final Duration WAIT = Duration.ofMinutes(1);
+
+    /** The pause after the store failed to answer, before the next attempt. */
+    private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+
+    /**
+     * The pause after a yield before campaigning again: a candidate that was waiting is served first also on a store
+     * whose waiters poll (JDBC backs off to at most 150 ms) or that does not queue them.
+     */
+    private static final Duration YIELD_PAUSE = Duration.ofSeconds(1);
+
+    private final LockService service;
+
+    private final String group;
+
+    private final String lockName;
+
+    private final LeadershipListener listener;
+
+    private final LockListener events;
+
+    private final Consumer<Campaign> ended;
+
+    private final Duration closeTimeout;
+
+    private final Thread thread;
+
+    private volatile boolean closed;
+
+    private volatile boolean yieldRequested;
+
+    /** Whether the thread waits for the lock (so a close may interrupt it); guarded by this. */
+    private boolean waiting;
+
+    /** The lease while leader. */
+    private volatile @Nullable LeaseHandle lease;
+
+    /**
+     * @param service the lock service the campaign locks through
+     * @param group the group
+     * @param listener told when this instance becomes and stops being the leader
+     * @param events the service's listener (the leader gauge)
+     * @param ended called once the campaign's thread ended
+     * @param closeTimeout how long {@link #close()} waits for the thread to release the lease
+     */
+    Campaign(LockService service, String group, LeadershipListener listener, LockListener events,
+            Consumer<Campaign> ended, Duration closeTimeout) {
+        this.service = service;
+        this.group = group;
+        this.lockName = lockName(group);
+        this.listener = listener;
+        this.events = events;
+        this.ended = ended;
+        this.closeTimeout = closeTimeout;
+        this.thread = new Thread(this::run, "distlock-campaign-" + group);
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * @param group the group
+     * @return the name of the group's lock
+     */
+    static String lockName(String group) {
+        return "leader:" + group;
+    }
+
+    void start() {
+        events.leadershipChanged(group, false, true);
+        thread.start();
+    }
+
+    private void run() {
+        try {
+            while (!closed) {
+                LeaseHandle granted = awaitLease();
+                if (granted != null) {
+                    lead(granted);
+                }
+            }
+        }
+        finally {
+            events.leadershipChanged(group, false, false);
+            ended.accept(this);
+        }
+    }
+
+    /** @return the lease, or {@code null} when the wait ended without it (closed, timed out, store down) */
+    private @Nullable LeaseHandle awaitLease() {
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            waiting = true;
+        }
+        try {
+            Optional<LockHandle> granted = service.tryLock(lockName, LockOptions.defaults().withWaitTime(WAIT));
+            return (LeaseHandle) granted.orElse(null);
+        }
+        catch (LockUnavailableException ex) {
+            if (!closed) {
+                log.debug("Leadership campaign for '{}': the store did not answer, trying again: {}", group,
+                        ex.getMessage());
+                LockSupport.parkNanos(this, RETRY_PAUSE.toNanos());
+            }
+            return null;
+        }
+        catch (LockException ex) {
+            return null; // interrupted by close()
+        }
+        finally {
+            synchronized (this) {
+                waiting = false;
+            }
+            Thread.interrupted(); // a close's interrupt must not cut the release short
+        }
+    }
+
+    private void lead(LeaseHandle granted) {
+        granted.watchLoss(() -> LockSupport.unpark(thread));
+        lease = granted;
+        events.leadershipChanged(group, true, true);
+        log.info("This instance leads '{}' (fencing token {})", group, granted.fencingToken());
+        try {
+            listener.granted(group, granted);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Leadership listener failed on granted('{}'); still leader", group, ex);
+        }
+        while (!closed && !yieldRequested && granted.isHeld()) {
+            LockSupport.park(this);
+        }
+        lease = null;
+        boolean lost = !granted.isHeld();
+        events.leadershipChanged(group, false, !closed);
+        if (lost) {
+            log.warn("This instance no longer leads '{}': its lease was lost or can have expired", group);
+        }
+        else {
+            log.info("This instance gives up the leadership of '{}'", group);
+        }
+        try {
+            listener.revoked(group);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Leadership listener failed on revoked('{}')", group, ex);
+        }
+        boolean yielded = yieldRequested && !closed && !lost;
+        yieldRequested = false;
+        Thread.interrupted();
+        try {
+            granted.unlock();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Release of the leadership lease of '{}' failed; it will expire", group, ex);
+        }
+        if (yielded) {
+            LockSupport.parkNanos(this, YIELD_PAUSE.toNanos()); // a close unparks it
+        }
+    }
+
+    @Override
+    public String group() {
+        return group;
+    }
+
+    @Override
+    public boolean isLeader() {
+        LeaseHandle current = lease;
+        return current != null && current.isHeld();
+    }
+
+    @Override
+    public Optional<LockHandle> lease() {
+        LeaseHandle current = lease;
+        return (current != null && current.isHeld()) ? Optional.of(current) : Optional.empty();
+    }
+
+    @Override
+    public void yieldLeadership() {
+        yieldRequested = true;
+        LockSupport.unpark(thread);
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (waiting) {
+                thread.interrupt(); // ends the wait for the lock at once
+            }
+        }
+        LockSupport.unpark(thread);
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(closeTimeout.toMillis());
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Leadership[" + group + (isLeader() ? ", leader" : "") + (closed ? ", closed" : "") + "]";
+    }
+}
