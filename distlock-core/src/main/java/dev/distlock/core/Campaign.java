@@ -41,6 +41,12 @@ final class Campaign implements Leadership {
      */
     private static final Duration YIELD_PAUSE = Duration.ofSeconds(1);
 
+    /**
+     * While leading, how often the thread also looks at the lease by itself: a backstop, should a store's lease
+     * stop counting ({@code isHeld()} false) before the engine reports it lost, which wakes the thread at once.
+     */
+    private static final Duration LEASE_RECHECK = Duration.ofMillis(250);
+
     private final LockService service;
 
     private final String group;
@@ -159,7 +165,7 @@ final class Campaign implements Leadership {
             log.warn("Leadership listener failed on granted('{}'); still leader", group, ex);
         }
         while (!closed && !yieldRequested && granted.isHeld()) {
-            LockSupport.park(this);
+            LockSupport.parkNanos(this, LEASE_RECHECK.toNanos());
         }
         lease = null;
         boolean lost = !granted.isHeld();
