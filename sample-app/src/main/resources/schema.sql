@@ -8,6 +8,15 @@ CREATE TABLE IF NOT EXISTS product (
     last_fence BIGINT       NOT NULL DEFAULT 0
 );
 
+-- The second demo: transfers between accounts under both accounts' locks; the total never changes.
+CREATE TABLE IF NOT EXISTS account (
+    id         BIGINT       NOT NULL PRIMARY KEY,
+    owner      VARCHAR(100) NOT NULL,
+    balance    BIGINT       NOT NULL CHECK (balance >= 0),
+    -- Highest fencing token of this account's lock that wrote the row.
+    last_fence BIGINT       NOT NULL DEFAULT 0
+);
+
 -- The sample page's shared history (dev.distlock.sample.demo). Every instance writes its own rows, so the page of
 -- any instance can show all of them. Times are microseconds since the epoch (all instances run on one machine,
 -- or on machines whose clocks agree closely enough for a demo). Trimmed by the instances to a bounded history.

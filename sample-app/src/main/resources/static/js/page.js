@@ -2,7 +2,7 @@
  * The distlock sample page: instances, the one-button flash sale with and without the lock, two lock timelines
  * (timeline.js) and two uPlot charts of the instances' own meters. Reads only the sample's API:
  * /api/demo/instances, /api/demo/timeline, /api/demo/metrics, POST /api/demo/flash-sale, /api/products,
- * /actuator/distlock.
+ * POST /api/demo/transfers, /api/accounts, /actuator/distlock.
  */
 (function () {
   'use strict';
@@ -297,7 +297,50 @@
     }
   }
 
+  // --- Transfers ------------------------------------------------------------------------------------------------
+
+  async function refreshAccounts() {
+    try {
+      const accounts = await getJson('/api/accounts');
+      $('accounts').querySelector('tbody').replaceChildren(...accounts.accounts.map(a =>
+          h('tr', {}, h('td', {}, a.id), h('td', {}, a.owner), h('td', {}, a.balance.toLocaleString()))));
+      $('accounts-total').textContent = accounts.total.toLocaleString();
+    } catch (e) { /* stale values; the next refresh retries */ }
+  }
+
+  function showTransfers(r) {
+    const card = $('transfer-result');
+    card.className = 'card ' + (r.conserved ? 'good' : 'bad');
+    const errors = Object.entries(r.errors).map(([status, n]) => `${n} × ${status}`).join(', ');
+    card.replaceChildren(
+        h('h2', {}, r.conserved ? 'Conserved' : 'NOT conserved'),
+        h('div', { class: 'numbers' },
+            h('div', { class: 'number' }, r.succeeded, h('small', {}, 'transfers done')),
+            h('div', { class: 'number' }, r.refused, h('small', {}, 'refused, no funds')),
+            h('div', { class: 'number ' + (r.conserved ? 'good' : 'bad') },
+                `${r.totalBefore.toLocaleString()} → ${r.totalAfter.toLocaleString()}`, h('small', {}, 'total'))),
+        h('p', { class: 'details' }, `${r.transfers} transfers over ${r.instances.length} instance(s), `
+            + `${r.concurrency} in flight, ${r.elapsedMillis} ms` + (errors ? `; other answers: ${errors}` : '')));
+  }
+
+  async function runTransfers() {
+    $('run-transfers').disabled = true;
+    $('transfer-status').textContent = 'Transferring...';
+    try {
+      showTransfers(await getJson('/api/demo/transfers?transfers=400&concurrency=24', { method: 'POST' }));
+      $('transfer-status').textContent = 'Done.';
+    } catch (e) {
+      $('transfer-status').textContent = 'Failed: ' + e.message;
+    } finally {
+      $('run-transfers').disabled = false;
+      refreshAccounts();
+    }
+  }
+
   $('self').textContent = location.host;
+  $('run-transfers').addEventListener('click', runTransfers);
+  refreshAccounts();
+  setInterval(refreshAccounts, 3000);
   $('run').addEventListener('click', runSale);
   refreshInstances().then(() => { refreshIdleTimeline(); refreshCharts(); });
   refreshProducts();

@@ -27,7 +27,9 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code POST /api/demo/flash-sale?lock=true|false[&product=1&stock=100&buyers=300&concurrency=24]}: one
  * flash sale over every live instance, with or without the lock;</li>
  * <li>{@code POST /api/demo/products/{id}/deduct-unlocked?quantity=N}: demo only, the deduction without the
- * lock.</li>
+ * lock;</li>
+ * <li>{@code POST /api/demo/transfers[?transfers=400&concurrency=24]}: random transfers between the accounts over
+ * every live instance, and the total before and after.</li>
  * </ul>
  */
 @RestController
@@ -48,6 +50,8 @@ public class DemoController {
 
     private final UnlockedStockService unlocked;
 
+    private final TransferRunner transfers;
+
     /**
      * @param registry the instances
      * @param timeline the merged history
@@ -55,15 +59,18 @@ public class DemoController {
      * @param metrics the charts
      * @param flashSale runs the button's flash sales
      * @param unlocked the deduction without the lock
+     * @param transfers runs the transfer demo
      */
     public DemoController(InstanceRegistry registry, TimelineRepository timeline, LockTimeline recorder,
-            MetricSampler metrics, FlashSaleRunner flashSale, UnlockedStockService unlocked) {
+            MetricSampler metrics, FlashSaleRunner flashSale, UnlockedStockService unlocked,
+            TransferRunner transfers) {
         this.registry = registry;
         this.timeline = timeline;
         this.recorder = recorder;
         this.metrics = metrics;
         this.flashSale = flashSale;
         this.unlocked = unlocked;
+        this.transfers = transfers;
     }
 
     /** @return every instance the history knows, in start order */
@@ -119,6 +126,18 @@ public class DemoController {
         return flashSale.run(lock, product, bounded("stock", stock, 0, 1_000_000),
                 bounded("buyers", buyers, 1, FlashSaleRunner.MAX_BUYERS),
                 bounded("concurrency", concurrency, 1, FlashSaleRunner.MAX_CONCURRENCY));
+    }
+
+    /**
+     * @param transfers transfers to send
+     * @param concurrency requests in flight at most
+     * @return the counts and the totals; 503 while another run is going on
+     */
+    @PostMapping("/transfers")
+    public TransferRunResult transfers(@RequestParam(defaultValue = "400") int transfers,
+            @RequestParam(defaultValue = "24") int concurrency) {
+        return this.transfers.run(bounded("transfers", transfers, 1, TransferRunner.MAX_TRANSFERS),
+                bounded("concurrency", concurrency, 1, TransferRunner.MAX_CONCURRENCY));
     }
 
     /**

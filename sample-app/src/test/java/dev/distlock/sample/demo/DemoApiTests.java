@@ -96,6 +96,19 @@ class DemoApiTests {
     }
 
     @Test
+    void transfersOverEveryInstanceConserveTheTotal() {
+        TransferRunResult run = post(second, "/api/demo/transfers?transfers=300&concurrency=16",
+                TransferRunResult.class);
+        assertThat(run.instances()).hasSize(2);
+        assertThat(run.succeeded() + run.refused()).as("every transfer done or refused for funds").isEqualTo(300);
+        assertThat(run.succeeded()).isPositive();
+        assertThat(run.errors()).isEmpty();
+        assertThat(run.totalBefore()).isEqualTo(4000);
+        assertThat(run.totalAfter()).as("no money appeared or vanished").isEqualTo(4000);
+        assertThat(run.conserved()).isTrue();
+    }
+
+    @Test
     void anUnlockedFlashSaleRunsTheSameCodeWithoutAnyLock() {
         FlashSaleResult sale = post(second, "/api/demo/flash-sale?lock=false&product=3&buyers=150&concurrency=16",
                 FlashSaleResult.class);
