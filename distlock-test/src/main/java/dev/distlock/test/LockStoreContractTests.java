@@ -369,7 +369,7 @@ public abstract class LockStoreContractTests {
 
     @Test
     void aLeaderIsRevokedNoLaterThanItsLeaseCanHaveExpiredWhenTheStoreIsGone() {
-        Duration lease = Duration.ofMillis(1500);
+        Duration lease = Duration.ofMillis(1000);
         StoreLockService a = node(config().withLeaseTime(lease));
         Assumptions.assumeTrue(storeOf(a).leasesExpire(), "the store's leases end with the session, which has "
                 + "timings of its own");
@@ -459,7 +459,7 @@ public abstract class LockStoreContractTests {
     void holdAtLeastKeepsTheLockAfterAnEarlierUnlockAndThenReleasesIt() {
         StoreLockService a = node();
         StoreLockService b = node();
-        Duration hold = Duration.ofMillis(1500);
+        Duration hold = Duration.ofMillis(1000);
         long started = System.nanoTime();
         LockHandle job = a.lock("hold-at-least", LockOptions.defaults().withHoldAtLeast(hold));
         job.unlock();
@@ -482,8 +482,8 @@ public abstract class LockStoreContractTests {
         Assumptions.assumeTrue(storeOf(a).leasesExpire(), "the store's locks end with the instance's session: a "
                 + "hold at least ends with it");
         StoreLockService b = node();
-        LockOptions job = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(2))
-                .withHoldAtLeast(Duration.ofMillis(1500));
+        LockOptions job = LockOptions.defaults().withLeaseTime(Duration.ofMillis(1200))
+                .withHoldAtLeast(Duration.ofMillis(800));
         a.lock("hold-shutdown", job).unlock();
         assertThat(a.awaitIdle(Duration.ZERO)).as("no held work to wait for").isTrue();
         a.close();
