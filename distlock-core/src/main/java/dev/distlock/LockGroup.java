@@ -21,7 +21,7 @@ final class LockGroup implements MultiLockHandle {
     private final AtomicBoolean released = new AtomicBoolean();
 
     private LockGroup(List<LockHandle> locks) {
-        this.locks = List.copyOf(locks);
+        this.locks = locks;
     }
 
     /**
@@ -35,6 +35,14 @@ final class LockGroup implements MultiLockHandle {
      * @throws IllegalArgumentException for no names, or a null or empty name
      */
     static Optional<MultiLockHandle> tryLock(LockService service, Collection<String> names, LockOptions options) {
+        if (names != null && names.size() == 1) {
+            // The annotation's usual case, on the lock path: one lock, its own wait, no ordering to do.
+            String name = names.iterator().next();
+            if (name == null || name.isEmpty()) {
+                throw new IllegalArgumentException("Lock names must not contain a null or empty name: " + names);
+            }
+            return service.tryLock(name, options).map(lock -> new LockGroup(List.of(lock)));
+        }
         List<String> ordered = order(names);
         Duration wait = options.waitTime().orElse(null);
         long deadline = (wait != null) ? System.nanoTime() + wait.toNanos() : 0;
@@ -59,7 +67,7 @@ final class LockGroup implements MultiLockHandle {
             releaseAll(taken, ex);
             throw ex;
         }
-        return Optional.of(new LockGroup(taken));
+        return Optional.of(new LockGroup(List.copyOf(taken)));
     }
 
     /**

@@ -164,8 +164,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     /** The wait time is for all the locks together: an unset one is the configured default, counted once. */
     @Override
     public Optional<MultiLockHandle> tryLockAll(Collection<String> names, LockOptions options) {
-        return LockService.super.tryLockAll(names,
-                options.waitTime().isPresent() ? options : options.withWaitTime(config.waitTime()));
+        boolean resolved = options.waitTime().isPresent() || (names != null && names.size() == 1); // as tryLock
+        return LockService.super.tryLockAll(names, resolved ? options : options.withWaitTime(config.waitTime()));
     }
 
     private @Nullable LeaseHandle acquire(String name, LockOptions options) {
