@@ -99,6 +99,11 @@ final class StoreCalls {
         return await(store.release(lease), timeoutNanos, "release lock '" + lease.request().name() + "'");
     }
 
+    /** @throws LockUnavailableException when the store did not answer in time or failed */
+    boolean forceRelease(String name) {
+        return await(store.forceRelease(name), timeoutNanos, "force the release of lock '" + name + "'");
+    }
+
     /**
      * @return one result per lease, in order; {@link RenewalResult#ERROR} for every lease of a batch the store did
      *         not answer in time, failed, or answered with the wrong number of results

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * Call {@link #start()} before use and {@link #close()} at the end ({@link #awaitIdle(Duration)} first for a
  * graceful shutdown).
  */
-public class StoreLockService implements LockService, HeldLockRegistry, AutoCloseable {
+public class StoreLockService implements LockService, HeldLockRegistry, LockAdministration, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(StoreLockService.class);
 
@@ -306,6 +306,17 @@ public class StoreLockService implements LockService, HeldLockRegistry, AutoClos
     @Override
     public List<HeldLockInfo> heldLocks() {
         return held.info();
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("Lock name must not be empty");
+        }
+        boolean released = calls.forceRelease(name);
+        // This instance's own holders need not wait for a renewal to learn it (nor hand the lock on locally).
+        held.snapshot().stream().filter(handle -> handle.name().equals(name)).forEach(endings::leaseLost);
+        return released;
     }
 
     @Override

@@ -218,6 +218,24 @@ public final class InMemoryLockStore implements LockStore {
         });
     }
 
+    @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        return answer(() -> {
+            Slot slot = slot(name);
+            boolean held;
+            synchronized (slot) {
+                slot.expire(System.nanoTime());
+                held = slot.owner != null || !slot.readers.isEmpty();
+                slot.owner = null;
+                slot.readers.clear();
+            }
+            if (held) {
+                subscribers.forEach(subscriber -> subscriber.released(name, null, 0));
+            }
+            return held;
+        });
+    }
+
     /** @return whether the request held the lock, which is free of it now */
     private boolean free(LockRequest request) {
         Slot slot = slot(request.name());

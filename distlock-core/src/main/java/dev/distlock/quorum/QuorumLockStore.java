@@ -266,6 +266,33 @@ public class QuorumLockStore implements LockStore {
         });
     }
 
+    /**
+     * Force-releases on every node.
+     *
+     * @return true when any node had a holder, false when a majority answered and none had; fails when no
+     *         majority answered
+     */
+    @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        List<CompletableFuture<Boolean>> sent = new ArrayList<>(nodes.size());
+        for (LockStore node : nodes) {
+            sent.add(RequestOrder.send(() -> node.forceRelease(name)));
+        }
+        long[] bounds = new long[nodes.size()];
+        Arrays.fill(bounds, timeoutNanos);
+        return Ballot.count(sent, held -> Answer.of(held ? Vote.YES : Vote.NO), quorum, bounds).thenApply(count -> {
+            if (count.yes() > 0) {
+                return true;
+            }
+            if (count.failed() > nodes.size() - quorum) {
+                throw new LockUnavailableException("Only " + (nodes.size() - count.failed()) + " of "
+                        + nodes.size() + " nodes of " + this + " answered the force release of lock '" + name
+                        + "' within the command timeout (" + config.commandTimeout().toMillis() + " ms)");
+            }
+            return false;
+        });
+    }
+
     private static Answer vote(ReleaseResult result) {
         return switch (result) {
             case RELEASED -> Answer.of(Vote.YES);

@@ -41,6 +41,11 @@ public class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        return delegate.forceRelease(name);
+    }
+
+    @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         return delegate.renew(leases);
     }

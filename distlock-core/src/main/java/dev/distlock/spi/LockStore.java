@@ -66,6 +66,18 @@ public interface LockStore extends AutoCloseable {
     CompletionStage<ReleaseResult> release(Lease lease);
 
     /**
+     * Force release, an operator's action ({@code DELETE /actuator/distlock/{name}}): ends the lease of whoever
+     * holds the name, on any instance, owner unchecked, and hands the lock to the next waiter as a release does.
+     * The next holder's fencing token must be above every token issued for the name before, so the old holder's
+     * fenced writes are refused; the old holder learns of the loss at its next renewal, or sooner where the store
+     * watches its holders. Queued waiters keep their places.
+     *
+     * @param name the lock name
+     * @return true when somebody held the lock (and no longer does), false when it was free
+     */
+    CompletionStage<Boolean> forceRelease(String name);
+
+    /**
      * Renews watchdog leases by their request's lease time, each only if it is still the owner. The engine passes
      * at most {@code RENEWAL_BATCH} leases of distinct requests per call; a store sends them in as few round trips
      * as it can.

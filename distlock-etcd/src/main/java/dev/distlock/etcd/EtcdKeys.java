@@ -56,6 +56,11 @@ final class EtcdKeys {
         return bytes(lockPath(name) + Kind.WRITER.segment + "/");
     }
 
+    /** @return whether the key is a reader's key of the lock */
+    boolean isReader(String name, ByteSequence key) {
+        return key.startsWith(bytes(lockPath(name) + Kind.READER.segment + "/"));
+    }
+
     /** @return the key of one request */
     ByteSequence requestKey(String name, Kind kind, String ownerToken) {
         return bytes(lockPath(name) + kind.segment + "/" + requestId(ownerToken));

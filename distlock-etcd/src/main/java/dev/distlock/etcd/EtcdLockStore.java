@@ -324,6 +324,27 @@ public class EtcdLockStore implements LockStore {
         });
     }
 
+    /**
+     * Deletes the holders' keys (the first in line, or the readers at its head), each only in the incarnation read.
+     * Their instances see the deletion on their watch and report the loss at once; the waiter behind them is woken
+     * by it, and its key's create revision, its fencing token, is above theirs.
+     */
+    @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        GetOption oldestFirst = GetOption.builder().isPrefix(true).withKeysOnly(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build();
+        return kv.get(keys.lockPrefix(name), oldestFirst).thenCompose(read -> {
+            List<KeyValue> inLine = read.getKvs();
+            List<KeyValue> holders = inLine.isEmpty() || !keys.isReader(name, inLine.get(0).getKey())
+                    ? inLine.stream().limit(1).toList()
+                    : inLine.stream().takeWhile(held -> keys.isReader(name, held.getKey())).toList();
+            List<CompletableFuture<TxnResponse>> deleted = holders.stream()
+                    .map(held -> deletions.delete(held.getKey(), held.getCreateRevision(), null)).toList();
+            return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
+                    .thenApply(done -> deleted.stream().anyMatch(delete -> delete.join().isSucceeded()));
+        }).exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
+    }
+
     private void forget(LockKey key) {
         if (registry.forget(key)) {
             revokeOwnLease(key);

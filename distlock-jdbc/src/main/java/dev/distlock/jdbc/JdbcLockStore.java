@@ -216,6 +216,22 @@ public class JdbcLockStore implements LockStore {
     }
 
     @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        if (name.length() > MAX_NAME_LENGTH) {
+            return CompletableFuture.completedFuture(false); // a name no attempt could have stored
+        }
+        return calls.submit("force the release of lock '" + name + "'", connection -> {
+            try (PreparedStatement statement = prepare(connection, sql(connection).forceRelease())) {
+                statement.setString(1, name);
+                return statement.executeUpdate() == 1;
+            }
+            catch (SQLException ex) {
+                throw SqlErrors.explain(ex, config.tableName());
+            }
+        });
+    }
+
+    @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         List<Lease> ordered = new ArrayList<>(leases);
         ordered.sort(ROW_ORDER);

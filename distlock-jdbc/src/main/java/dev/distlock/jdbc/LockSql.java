@@ -64,6 +64,8 @@ final class LockSql {
 
     private final String renew;
 
+    private final String forceRelease;
+
     private final String deleteExpired;
 
     private final Dialect dialect;
@@ -87,6 +89,9 @@ final class LockSql {
         this.release = "UPDATE " + table + " SET owner_token = NULL, lease_until = CURRENT_TIMESTAMP,"
                 + " fencing_token = GREATEST(fencing_token, ?)"
                 + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
+        // An operator's release: the owner unchecked, the row's token kept, so the next token is above it.
+        this.forceRelease = "UPDATE " + table + " SET owner_token = NULL, lease_until = CURRENT_TIMESTAMP"
+                + " WHERE lock_name = ? AND owner_token IS NOT NULL AND lease_until > CURRENT_TIMESTAMP";
         // Only a lease that has not ended may be renewed, as in Redis where an expired key is gone.
         this.renew = "UPDATE " + table + " SET lease_until = " + LEASE_END
                 + " WHERE lock_name = ? AND owner_token = ? AND lease_until > CURRENT_TIMESTAMP";
@@ -168,6 +173,11 @@ final class LockSql {
      */
     String release() {
         return release;
+    }
+
+    /** @return the force release update: parameter the name; 1 row when somebody held the lock */
+    String forceRelease() {
+        return forceRelease;
     }
 
     /** @return the renewal update: parameters lease ms, name, owner; 1 row when renewed */

@@ -200,6 +200,14 @@ public class RedisLockStore implements LockStore {
                 .thenApply(reply -> (Long) reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
+    /** The release script without the owner check; the next holder's token follows the server clock as ever. */
+    @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        LockKeys keys = LockKeys.of(config.keyPrefix(), name);
+        return runner.eval(LuaScript.RELEASE, keys.all(), NO_OWNER, channel, name.getBytes(StandardCharsets.UTF_8),
+                HANDOFF_WINDOW, ScriptMarker.FORCE.wire()).thenApply(reply -> (Long) reply == 1);
+    }
+
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         return renewals.renew(leases);
@@ -209,6 +217,9 @@ public class RedisLockStore implements LockStore {
     public CompletionStage<StoreHealth> health() {
         return RedisHealth.check(runner, subscriber);
     }
+
+    /** The owner argument of a force release, which checks no owner. */
+    private static final byte[] NO_OWNER = new byte[0];
 
     private static byte[] name(LockRequest request) {
         return request.name().getBytes(StandardCharsets.UTF_8);

@@ -22,7 +22,10 @@ enum ScriptMarker {
     SHARED('r'),
 
     /** {@code release.lua} ARGV[5]: the request gave up; undo whatever it holds or registered. */
-    CANCEL('c');
+    CANCEL('c'),
+
+    /** {@code release.lua} ARGV[5]: an operator's force release, whoever holds the lock. */
+    FORCE('f');
 
     private final byte[] wire;
 

@@ -1,18 +1,19 @@
 -- Releases a lock if, and only if, the caller still holds it, and hands it to the longest-waiting waiter; or
 -- undoes everything a request that gave up may hold.
 -- KEYS[1] lock key, KEYS[2] waiters key, KEYS[3] readers key, KEYS[4] writer key (see acquire.lua)
--- ARGV[1] the owner token of the acquisition
+-- ARGV[1] the owner token of the acquisition (empty for 'f')
 -- ARGV[2] release channel, ARGV[3] the lock name, ARGV[4] hand-off window in ms
 -- ARGV[5] 'w' release an exclusive lock, 'r' release a shared lock, 'c' the request gave up: forget its waiter
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
---         reply never came)
+--         reply never came), 'f' an operator's force release: whoever holds the lock loses it
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
--- Returns 1 when released, 0 when the lease had expired or another owner holds the lock.
+-- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it).
 
 -- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value (see acquire.lua).
 -- They are part of the wire format that nodes of different versions share: never change them.
-local EXCLUSIVE, SHARED, CANCEL = 'w', 'r', 'c' -- ARGV[5]
+local EXCLUSIVE, SHARED, CANCEL, FORCE = 'w', 'r', 'c', 'f' -- ARGV[5]
 local READERS = 'r'                             -- the lock key's value while readers hold it
+local RESERVED = 126                            -- string.byte('~'): the value starts with it while reserved
 local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
 
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
@@ -78,6 +79,23 @@ if mode == SHARED then
     return release_shared()
 end
 local current = redis.call('GET', KEYS[1])
+if mode == FORCE then
+    -- A reservation is nobody's hold yet: the waiter it is for takes the lock, and its token is above the last.
+    if not current or string.byte(current, 1) == RESERVED then
+        return 0
+    end
+    if current == READERS then
+        local now = redis.call('TIME')
+        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+        local readers = redis.call('ZCARD', KEYS[3])
+        redis.call('DEL', KEYS[3])
+        hand_off('0')
+        return readers > 0 and 1 or 0
+    end
+    -- The holder's token is the value up to its first ':' (owner tokens have none).
+    token = string.sub(current, 1, string.find(current, ':', 1, true) - 1)
+    return release_exclusive(current, nil)
+end
 local mine = token .. ':'
 if mode == EXCLUSIVE then
     if not current or string.sub(current, 1, #mine) ~= mine then

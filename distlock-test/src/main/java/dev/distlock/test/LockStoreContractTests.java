@@ -493,6 +493,59 @@ public abstract class LockStoreContractTests {
     }
 
     @Test
+    void aForcedReleaseHandsTheLockToTheWaiterWithAHigherTokenAndTheHolderLearnsOfTheLoss() throws Exception {
+        LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
+        StoreLockService holder = node(shortLease);
+        StoreLockService waiter = node(shortLease);
+        StoreLockService operator = node(shortLease);
+        LockHandle stuck = holder.lock("forced");
+        CompletableFuture<LockHandle> next = CompletableFuture.supplyAsync(
+                () -> waiter.lock("forced", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> storeOf(waiter).attempts() > 0);
+        assertThat(next).as("the holder's watchdog keeps the lock").isNotDone();
+
+        assertThat(operator.forceRelease("forced")).isTrue();
+        LockHandle taken = next.get(20, TimeUnit.SECONDS);
+        assertThat(taken.fencingToken()).as("the next holder's token").isGreaterThan(stuck.fencingToken());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !stuck.isHeld());
+        assertThat(holder.heldLocks()).isEmpty();
+        assertThat(taken.isHeld()).as("the old holder's loss leaves the new holder alone").isTrue();
+        assertThatCode(stuck::unlock).as("a lost lease is reported, not thrown").doesNotThrowAnyException();
+        assertThat(taken.isHeld()).as("the old holder's late unlock leaves the new holder alone").isTrue();
+        taken.unlock();
+        assertThat(operator.forceRelease("forced")).as("a free lock").isFalse();
+    }
+
+    @Test
+    void aForcedReleaseOfALockOfThisInstanceEndsItsHandleAtOnce() {
+        StoreLockService node = node();
+        LockHandle held = node.lock("forced-here");
+        assertThat(node.forceRelease("forced-here")).isTrue();
+        assertThat(held.isHeld()).isFalse();
+        assertThat(node.heldLocks()).isEmpty();
+        try (LockHandle again = takeFreedLock(node, "forced-here")) {
+            assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+        assertThatThrownBy(() -> node.forceRelease("")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aForcedReleaseEndsEveryReader() {
+        StoreLockService readers = node(config().withLeaseTime(Duration.ofMillis(1500)));
+        StoreLockService writer = node();
+        LockOptions read = LockOptions.defaults().withType(LockType.READ);
+        LockHandle first = readers.lock("forced-read", read);
+        Optional<LockHandle> second = sharesReadLocks()
+                ? Optional.of(writer.lock("forced-read", read.withWaitTime(Duration.ZERO))) : Optional.empty();
+        assertThat(writer.forceRelease("forced-read")).isTrue();
+        second.ifPresent(shared -> assertThat(shared.isHeld()).as("a reader of the operator's instance").isFalse());
+        try (LockHandle taken = takeFreedLock(writer, "forced-read")) {
+            assertThat(taken.fencingToken()).isGreaterThan(first.fencingToken());
+            await().atMost(Duration.ofSeconds(10)).until(() -> !first.isHeld());
+        }
+    }
+
+    @Test
     void watchdogKeepsTheLockPastSeveralLeases() throws Exception {
         LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
         StoreLockService a = node(shortLease);

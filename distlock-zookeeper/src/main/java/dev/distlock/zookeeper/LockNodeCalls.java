@@ -84,7 +84,12 @@ final class LockNodeCalls {
 
     /** @return the children of the node's lock */
     CompletableFuture<List<String>> list(LockNode node, String what) {
-        return calls.send(cb -> client.getChildren().inBackground(cb).forPath(node.lockPath), what, Code.NONODE)
+        return list(node.lockPath, what);
+    }
+
+    /** @return the children of a lock's node; none when it does not exist */
+    CompletableFuture<List<String>> list(String lockPath, String what) {
+        return calls.send(cb -> client.getChildren().inBackground(cb).forPath(lockPath), what, Code.NONODE)
                 .thenApply(event -> event.getChildren() != null ? event.getChildren() : List.of());
     }
 

@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.util.Comparator;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -67,5 +68,19 @@ record QueuePosition(Standing standing, @Nullable String predecessor) {
             return GONE;
         }
         return blocker == null ? GRANTED : new QueuePosition(Standing.WAITING, blocker);
+    }
+
+    /**
+     * @param children the children of the lock node, in any order
+     * @return the nodes that hold the lock now: the first node when it is exclusive, else the readers before the
+     *         first exclusive node
+     */
+    static List<String> holders(List<String> children) {
+        List<String> inLine = children.stream().filter(child -> LockPaths.sequence(child) >= 0)
+                .sorted(Comparator.comparingLong(LockPaths::sequence)).toList();
+        if (inLine.isEmpty() || !LockPaths.isRead(inLine.get(0))) {
+            return inLine.isEmpty() ? List.of() : List.of(inLine.get(0));
+        }
+        return inLine.stream().takeWhile(LockPaths::isRead).toList();
     }
 }

@@ -219,6 +219,23 @@ public class ZooKeeperLockStore implements LockStore {
                 .thenApply(deleted -> deleted ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
+    /**
+     * Deletes the holders' nodes (the first one in line, or the readers at its head). Their instances watch their
+     * held nodes and report the loss at once; the waiter behind them is woken by the deletion, and its node's zxid,
+     * its fencing token, is above theirs.
+     */
+    @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        String lockPath = LockPaths.lockPath(config.basePath(), name);
+        String what = "force the release of '" + name + "'";
+        return nodes.list(lockPath, what).thenCompose(children -> {
+            List<CompletableFuture<Boolean>> deleted = QueuePosition.holders(children).stream()
+                    .map(holder -> nodes.delete(lockPath + "/" + holder, what)).toList();
+            return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
+                    .thenApply(done -> deleted.stream().anyMatch(CompletableFuture::join));
+        });
+    }
+
     /** @return false: a lease lasts as long as the ZooKeeper session, nothing is renewed */
     @Override
     public boolean leasesExpire() {
