@@ -3,8 +3,10 @@ package dev.distlock.autoconfigure;
 import java.time.Duration;
 
 import dev.distlock.actuate.DistlockEndpoint;
+import dev.distlock.actuate.DistlockEndpointWebExtension;
 import dev.distlock.actuate.DistlockHealthIndicator;
 import dev.distlock.core.HeldLockRegistry;
+import dev.distlock.core.LockAdministration;
 import dev.distlock.core.LockDefaults;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -15,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -22,7 +25,9 @@ import org.springframework.context.annotation.Configuration;
  * Actuator support of distlock, only when Spring Boot Actuator is on the class path and the engine (a
  * {@link HeldLockRegistry}) is configured:
  * <ul>
- * <li>the {@code distlock} endpoint ({@link DistlockEndpoint}) when it is available (enabled and exposed);</li>
+ * <li>the {@code distlock} endpoint ({@link DistlockEndpoint}) when it is available (enabled and exposed), with its
+ * force release operation ({@link DistlockEndpointWebExtension}), which only {@code distlock.admin.force-release=true}
+ * turns on;</li>
  * <li>the {@code distlock} health contributor ({@link DistlockHealthIndicator}) unless
  * {@code management.health.distlock.enabled=false}; its PING is bounded by {@code distlock.command-timeout}.</li>
  * </ul>
@@ -48,6 +53,17 @@ public class DistlockActuatorAutoConfiguration {
             @ConditionalOnMissingBean
             DistlockEndpoint distlockEndpoint(HeldLockRegistry heldLockRegistry) {
                 return new DistlockEndpoint(heldLockRegistry);
+            }
+
+            /** Always there, so that a disabled force release answers 403 rather than an unknown path's 404. */
+            @Bean
+            @ConditionalOnMissingBean
+            @ConditionalOnSingleCandidate(LockAdministration.class)
+            DistlockEndpointWebExtension distlockEndpointWebExtension(LockAdministration lockAdministration,
+                    ObjectProvider<DistlockProperties> properties, ApplicationEventPublisher events) {
+                boolean forceRelease = properties.stream().findFirst().map(bound -> bound.admin().forceRelease())
+                        .orElse(false);
+                return new DistlockEndpointWebExtension(lockAdministration, forceRelease, events);
             }
         }
     }

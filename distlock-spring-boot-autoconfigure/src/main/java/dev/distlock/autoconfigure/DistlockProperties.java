@@ -35,6 +35,7 @@ import org.springframework.core.Ordered;
  *        'etcd'). Required only when several stores are on the class path.
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
  * @param leader Leadership campaigns the application starts by itself.
+ * @param admin What operators may do through the actuator endpoint.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
@@ -47,7 +48,8 @@ public record DistlockProperties(
         @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder,
         @Nullable String store,
         @DefaultValue LocalHandOff localHandOff,
-        @DefaultValue Leader leader) {
+        @DefaultValue Leader leader,
+        @DefaultValue Admin admin) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -100,6 +102,13 @@ public record DistlockProperties(
             }
             groups = List.copyOf(groups);
         }
+    }
+
+    /**
+     * @param forceRelease Whether DELETE /actuator/distlock/{name} may release a lock whoever holds it (audited and
+     *        logged). Off by default: the endpoint then answers 403 and changes nothing.
+     */
+    public record Admin(@DefaultValue("false") boolean forceRelease) {
     }
 
     /**

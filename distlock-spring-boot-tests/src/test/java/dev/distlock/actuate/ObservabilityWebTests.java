@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -13,8 +14,13 @@ import com.jayway.jsonpath.JsonPath;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.listener.LockListener;
+import dev.distlock.redis.RedisLockConfig;
+import dev.distlock.redis.RedisLockStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,17 +28,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.audit.AuditEvent;
+import org.springframework.boot.actuate.audit.AuditEventRepository;
+import org.springframework.boot.actuate.audit.InMemoryAuditEventRepository;
+import org.springframework.boot.actuate.audit.listener.AuditListener;
+import org.springframework.boot.actuate.autoconfigure.audit.AuditAutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code distlock} actuator endpoint, health contributor and meters over HTTP, in a web application on a
- * random port with the real engine and a real Redis that is paused and killed.
+ * random port with the real engine and a real Redis that is paused and killed. Force release is on here
+ * ({@code distlock.admin.force-release=true}); the sample application checks that it is off by default.
  */
 class ObservabilityWebTests {
 
@@ -56,7 +71,8 @@ class ObservabilityWebTests {
                         "spring.data.redis.port", String.valueOf(server.port()), "spring.data.redis.timeout", "5s",
                         "management.endpoints.web.exposure.include", "health,distlock,metrics",
                         "management.endpoint.health.show-details", "always", "distlock.key-prefix", "web",
-                        "distlock.lease-time", "900ms", "distlock.command-timeout", "800ms"))
+                        "distlock.lease-time", "900ms", "distlock.command-timeout", "800ms",
+                        "distlock.admin.force-release", "true"))
                 .run();
         baseUrl = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
     }
@@ -165,6 +181,46 @@ class ObservabilityWebTests {
         held.unlock();
     }
 
+    @Test
+    void aForceReleaseFreesALockHeldOnAnotherInstanceAndIsAudited() throws Exception {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port()));
+        factory.afterPropertiesSet();
+        factory.start();
+        StoreLockService otherInstance = new StoreLockService(
+                new RedisLockStore(factory, RedisLockConfig.defaults().withKeyPrefix("web")),
+                LockConfig.defaults().withLeaseTime(Duration.ofMillis(900)), LockListener.NONE);
+        otherInstance.start();
+        try {
+            LockHandle stuck = otherInstance.lock("stock:shelf/7");
+            Instant before = Instant.now();
+
+            assertThat(delete("/actuator/distlock/stock:shelf/7").statusCode()).isEqualTo(204);
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> !stuck.isHeld());
+            try (LockHandle next = context.getBean(LockService.class).lock("stock:shelf/7")) {
+                assertThat(next.fencingToken()).isGreaterThan(stuck.fencingToken());
+            }
+            assertThat(delete("/actuator/distlock/stock:shelf/7").statusCode()).as("free now").isEqualTo(404);
+            List<AuditEvent> audited = context.getBean(AuditEventRepository.class).find(null, before,
+                    DistlockEndpointWebExtension.AUDIT_TYPE);
+            assertThat(audited).hasSize(2).allSatisfy(event -> {
+                assertThat(event.getPrincipal()).isEqualTo("anonymous");
+                assertThat(event.getData()).containsEntry("name", "stock:shelf/7");
+            });
+            assertThat(audited).extracting(event -> event.getData().get("released")).containsExactly(true, false);
+        }
+        finally {
+            otherInstance.close();
+            factory.destroy();
+        }
+    }
+
+    private static HttpResponse<String> delete(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).DELETE()
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -172,7 +228,22 @@ class ObservabilityWebTests {
 
     /** A plain auto-configured web application (no {@code @SpringBootApplication}, no component scan). */
     @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
+    @EnableAutoConfiguration(exclude = AuditAutoConfiguration.class)
     static class WebApp {
+
+        /**
+         * Records the force release's audit events. Boot's own audit auto-configuration also registers Spring
+         * Security's audit listeners and so needs Spring Security, which this application does not have: the
+         * recording listener is registered by hand instead.
+         */
+        @Bean
+        InMemoryAuditEventRepository auditEvents() {
+            return new InMemoryAuditEventRepository();
+        }
+
+        @Bean
+        AuditListener auditListener(AuditEventRepository auditEvents) {
+            return new AuditListener(auditEvents);
+        }
     }
 }

@@ -78,6 +78,11 @@ class AotProcessedJarIT {
                 assertThat(endpoint.get("counts").get("held").asInt()).isEqualTo(1);
                 assertThat(endpoint.get("locks").get(0).get("name").asText()).isEqualTo("leader:order-consumer");
                 assertThat(endpoint.get("watchdog").has("running")).isTrue();
+                // The endpoint's force release (a web extension) is there, and off by default.
+                send(HttpRequest.newBuilder(URI.create(base + "/actuator/distlock/leader:order-consumer")).DELETE(),
+                        403);
+                assertThat(json.readTree(send(HttpRequest.newBuilder(URI.create(base + "/actuator/distlock")), 200))
+                        .get("leaderOf").toString()).isEqualTo("[\"order-consumer\"]");
             }
             finally {
                 stop(app);

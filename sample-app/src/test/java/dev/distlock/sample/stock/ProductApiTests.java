@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.put;
@@ -228,6 +229,16 @@ class ProductApiTests extends SampleAppTestSupport {
                         containsString("distlock_acquire_seconds_count{lock=\"stock\",result=\"acquired\"}")));
         mvc.perform(get("/actuator/distlock")).andExpect(status().isOk());
         mvc.perform(get("/actuator/health")).andExpect(jsonPath("$.components.distlock.status").value("UP"));
+    }
+
+    @Test
+    void forceReleaseIsOffByDefaultAndChangesNothing() throws Exception {
+        try (LockHandle held = locks.lock("stock:3")) {
+            mvc.perform(delete("/actuator/distlock/stock:3")).andExpect(status().isForbidden())
+                    .andExpect(jsonPath("$.error").value(containsString("distlock.admin.force-release=true")));
+            assertThat(held.isHeld()).isTrue();
+            mvc.perform(get("/actuator/distlock")).andExpect(jsonPath("$.locks[?(@.name == 'stock:3')]").exists());
+        }
     }
 
     private ResultActions problem(ResultActions result, int status) throws Exception {
