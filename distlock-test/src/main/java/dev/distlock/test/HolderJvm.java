@@ -3,6 +3,7 @@ package dev.distlock.test;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +21,8 @@ import java.util.function.Consumer;
  * the test then kills it with SIGKILL ({@link #kill()}) and checks that the lock is free again within its lease.
  * <p>
  * A node that keeps locking (the fault campaign's) reports on its output instead: read it with
- * {@link #forEachLine(Consumer)}, freeze and thaw it with {@link #pause()} and {@link #resume()}.
+ * {@link #forEachLine(Consumer)}, freeze and thaw it with {@link #pause()} and {@link #resume()}. A main that takes
+ * commands on its standard input (a leadership candidate told to yield) is sent them with {@link #send(String)}.
  */
 public final class HolderJvm implements AutoCloseable {
 
@@ -119,6 +121,23 @@ public final class HolderJvm implements AutoCloseable {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Writes one line to the JVM's standard input, for a main that reads commands there.
+     *
+     * @param line the command, without the line break
+     * @throws IllegalStateException when the line cannot be written (the JVM ended)
+     */
+    public synchronized void send(String line) {
+        try {
+            OutputStream input = process.getOutputStream();
+            input.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            input.flush(); // the JVM's input is buffered: without the flush the command waits for more
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not send '" + line + "' to the holder JVM " + process.pid(), ex);
         }
     }
 
