@@ -1,6 +1,7 @@
 package dev.distlock.benchmarks;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -34,6 +35,12 @@ final class DistlockContender implements LockContender {
                 + " (this repository), StoreLockService on RedisLockStore with default settings";
     }
 
+    /** {@code LockService.executeWithLocks}: sorted, all or none. */
+    @Override
+    public boolean hasMultiLock() {
+        return true;
+    }
+
     @Override
     public LockClient connect(RedisTarget target, Duration watchdogLease) {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
@@ -64,6 +71,14 @@ final class DistlockContender implements LockContender {
                         return handle.isHeld();
                     }
                 };
+            }
+
+            @Override
+            public void runLockedAll(List<String> names, Runnable work) {
+                service.executeWithLocks(names, OPTIONS, () -> {
+                    work.run();
+                    return null;
+                });
             }
 
             @Override

@@ -1,5 +1,9 @@
 package dev.distlock.benchmarks;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+
 import java.time.Duration;
 
 /**
@@ -38,6 +42,11 @@ public interface LockContender {
         return true;
     }
 
+    /** @return true when the library locks several names at once itself (workload M) */
+    default boolean hasMultiLock() {
+        return false;
+    }
+
     /** A client instance of a contender. */
     interface LockClient extends AutoCloseable {
 
@@ -67,6 +76,43 @@ public interface LockContender {
             finally {
                 held.release();
             }
+        }
+
+        /**
+         * Runs {@code work} while holding every lock of {@code names} (workload M). This default takes them one
+         * after the other in the given order and releases them in reverse: what an application does without a
+         * multi-lock, and the baseline M compares a library's own multi-lock with.
+         *
+         * @param names the lock names
+         * @param work what runs inside the locks
+         * @throws Exception when not acquired
+         */
+        default void runLockedOneByOne(List<String> names, Runnable work) throws Exception {
+            Deque<Held> held = new ArrayDeque<>();
+            try {
+                for (String name : names) {
+                    held.push(acquire(name));
+                }
+                work.run();
+            }
+            finally {
+                while (!held.isEmpty()) {
+                    held.pop().release();
+                }
+            }
+        }
+
+        /**
+         * Runs {@code work} while holding every lock of {@code names}, taken with the library's own multi-lock
+         * (workload M).
+         *
+         * @param names the lock names
+         * @param work what runs inside the locks
+         * @throws Exception when not acquired
+         * @throws UnsupportedOperationException when the library has no multi-lock ({@link #hasMultiLock()})
+         */
+        default void runLockedAll(List<String> names, Runnable work) throws Exception {
+            throw new UnsupportedOperationException("no multi-lock");
         }
 
         /**

@@ -1,6 +1,7 @@
 package dev.distlock.benchmarks;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
@@ -18,6 +19,12 @@ final class RedissonContender implements LockContender {
     @Override
     public String version() {
         return "org.redisson:redisson " + Versions.of("org.redisson", "redisson", Redisson.class);
+    }
+
+    /** {@code RedissonMultiLock}: the locks in the order given. */
+    @Override
+    public boolean hasMultiLock() {
+        return true;
     }
 
     @Override
@@ -44,6 +51,18 @@ final class RedissonContender implements LockContender {
                         return lock.isLocked();
                     }
                 };
+            }
+
+            @Override
+            public void runLockedAll(List<String> names, Runnable work) {
+                RLock all = redisson.getMultiLock(names.stream().map(redisson::getLock).toArray(RLock[]::new));
+                all.lock();
+                try {
+                    work.run();
+                }
+                finally {
+                    all.unlock();
+                }
             }
 
             @Override

@@ -139,6 +139,7 @@ final class Report {
         renderF();
         renderG();
         renderH();
+        renderM();
         renderS();
         renderMethod();
         return md.toString();
@@ -633,6 +634,41 @@ final class Report {
             }
         }
         line("");
+    }
+
+    private void renderM() {
+        if (!settings.workloads().contains("M")) {
+            return;
+        }
+        line("## M. Several names at once: two new names per cycle, uncontended");
+        line("");
+        line("Every cycle locks two names no other cycle uses and unlocks them: with the library's own multi-lock "
+                + "(distlock `executeWithLocks`, sorted, all or none; Redisson `RedissonMultiLock`), and with the same "
+                + "two locks taken one after the other. \"multi ÷ one by one\" is what taking the names together "
+                + "costs over two plain locks (1 = nothing).");
+        line("");
+        for (int threads : List.of(1, 8)) {
+            String measurement = Workloads.multiName(threads);
+            line("### " + threads + (threads == 1 ? " thread" : " threads"));
+            line("");
+            line("| contender | multi cycles/s | one by one cycles/s | multi ÷ one by one | multi p50 µs | multi p99 µs "
+                    + "| one by one p50 µs | one by one p99 µs |");
+            line("|---|---|---|---|---|---|---|---|");
+            for (LockContender c : contenders) {
+                if (!results.has(measurement, c.name(), "one by one cycles/s")) {
+                    continue;
+                }
+                double ratio = results.median(measurement, c.name(), "multi cycles/s")
+                        / results.median(measurement, c.name(), "one by one cycles/s");
+                line("| " + named(measurement, c.name()) + " | " + cell(measurement, c.name(), "multi cycles/s") + " | "
+                        + cell(measurement, c.name(), "one by one cycles/s") + " | "
+                        + (Double.isNaN(ratio) ? "—" : fmt(ratio)) + " | "
+                        + cell(measurement, c.name(), "multi p50") + " | " + cell(measurement, c.name(), "multi p99")
+                        + " | " + cell(measurement, c.name(), "one by one p50") + " | "
+                        + cell(measurement, c.name(), "one by one p99") + " |");
+            }
+            line("");
+        }
     }
 
     private void renderS() {

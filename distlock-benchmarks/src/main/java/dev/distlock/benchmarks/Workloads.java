@@ -25,7 +25,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import dev.distlock.benchmarks.LockContender.Held;
 import dev.distlock.benchmarks.LockContender.LockClient;
 
-/** The workloads A to E and H; each call is one measurement of one contender, recorded into {@link Results}. */
+/** The workloads A to E, H and M; each call is one measurement of one contender, recorded into {@link Results}. */
 final class Workloads {
 
     static final String CEILING = "Redis ceiling (EVALSHA, redis-benchmark style)";
@@ -99,8 +99,20 @@ final class Workloads {
                 RedisProbe.ServerCpu server);
     }
 
+    /** One cycle of a phase: lock and unlock what the workload locks, under names no other cycle uses. */
+    private interface Cycle {
+        void run(LockClient client, String name) throws Exception;
+    }
+
+    private static final Cycle ONE_LOCK = (client, name) -> client.runLocked(name, NOTHING);
+
     private void phase(LockClient client, String prefix, int threads, Duration duration, PhaseResult sink)
             throws Exception {
+        phase(client, prefix, threads, duration, ONE_LOCK, sink);
+    }
+
+    private void phase(LockClient client, String prefix, int threads, Duration duration, Cycle cycle,
+            PhaseResult sink) throws Exception {
         List<LatencyRecorder> recorders = new ArrayList<>();
         AtomicLong errors = new AtomicLong();
         AtomicReference<Throwable> firstError = new AtomicReference<>();
@@ -128,7 +140,7 @@ final class Workloads {
                         break;
                     }
                     try {
-                        client.runLocked(threadPrefix + i++, NOTHING);
+                        cycle.run(client, threadPrefix + i++);
                         recorder.record(System.nanoTime() - start);
                     }
                     catch (Throwable ex) {
@@ -159,6 +171,43 @@ final class Workloads {
         if (sink != null) {
             long cycles = recorders.stream().mapToLong(LatencyRecorder::size).sum();
             sink.accept(cycles, nanos, cpu, new LatencyRecorder.Percentiles(recorders), errors.get(), server);
+        }
+    }
+
+    // ---------------------------------------------------------------- M: two names per cycle
+
+    static String multiName(int threads) {
+        return "M" + threads;
+    }
+
+    /**
+     * M: every cycle locks two new names, {@code <n>:a} and {@code <n>:b}, and unlocks them, with nothing contended:
+     * the cost of taking several names at once. Measured with the library's own multi-lock (when it has one) and
+     * with the same two locks taken one after the other, so the ratio is what the multi-lock costs over two plain
+     * locks.
+     *
+     * @param contender the lock under test
+     * @param threads how many threads run cycles at once
+     */
+    void multiName(LockContender contender, int threads) throws Exception {
+        String measurement = multiName(threads);
+        try (LockClient client = contender.connect(target, null)) {
+            String prefix = runId();
+            for (boolean multi : contender.hasMultiLock() ? new boolean[] { true, false } : new boolean[] { false }) {
+                String way = multi ? "multi" : "one by one";
+                Cycle cycle = multi ? (c, name) -> c.runLockedAll(List.of(name + ":a", name + ":b"), NOTHING)
+                        : (c, name) -> c.runLockedOneByOne(List.of(name + ":a", name + ":b"), NOTHING);
+                phase(client, prefix + "w" + way + ":", threads, settings.warmup(), cycle, null);
+                phase(client, prefix + "m" + way + ":", threads, settings.measure(), cycle,
+                        (cycles, nanos, cpuNanos, latencies, errors, server) -> {
+                            results.add(measurement, contender.name(), way + " cycles/s", cycles * 1e9 / nanos);
+                            results.add(measurement, contender.name(), way + " p50", latencies.micros(0.50));
+                            results.add(measurement, contender.name(), way + " p99", latencies.micros(0.99));
+                            if (errors > 0) {
+                                results.note(measurement, contender.name(), errors + " failed cycles (" + way + ")");
+                            }
+                        });
+            }
         }
     }
 
