@@ -37,7 +37,7 @@ public class DistlockEndpointWebExtension {
     private static final int STATUS_FORBIDDEN = 403;
 
     /** The principal recorded when the request has none (the endpoint is not secured). */
-    static final String ANONYMOUS = "anonymous";
+    private static final String ANONYMOUS = "anonymous";
 
     private static final Logger log = LoggerFactory.getLogger(DistlockEndpointWebExtension.class);
 

@@ -30,7 +30,7 @@ import org.springframework.util.ClassUtils;
  * step; a refused caller that will wait is queued in arrival order. A release is one owner-checked {@code EVALSHA}
  * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
  * the release channel ({@link ReleaseSubscriber}). A cancel is the same script undoing whatever the request holds
- * or registered.</li>
+ * or registered, and a force release the same script without the owner check.</li>
  * <li>Renewals go out in one call per lease time (and Cluster slot) ({@link RedisRenewals}).</li>
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
  * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
@@ -53,6 +53,9 @@ public class RedisLockStore implements LockStore {
             RedisLockStore.class.getClassLoader());
 
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
+
+    /** The owner argument of a force release, which checks no owner. */
+    private static final byte[] NO_OWNER = new byte[0];
 
     private final RedisLockConfig config;
 
@@ -217,9 +220,6 @@ public class RedisLockStore implements LockStore {
     public CompletionStage<StoreHealth> health() {
         return RedisHealth.check(runner, subscriber);
     }
-
-    /** The owner argument of a force release, which checks no owner. */
-    private static final byte[] NO_OWNER = new byte[0];
 
     private static byte[] name(LockRequest request) {
         return request.name().getBytes(StandardCharsets.UTF_8);
