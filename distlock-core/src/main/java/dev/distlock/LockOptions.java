@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT, Duration.ZERO);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT, Duration.ZERO, 1);
 
     private final @Nullable Duration waitTime;
 
@@ -24,8 +24,10 @@ public final class LockOptions {
 
     private final Duration holdAtLeast;
 
+    private final int permits;
+
     private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, LockType type,
-            Duration holdAtLeast) {
+            Duration holdAtLeast, int permits) {
         if (waitTime != null && waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
         }
@@ -41,10 +43,18 @@ public final class LockOptions {
             throw new IllegalArgumentException("holdAtLeast (" + holdAtLeast + ") must not be longer than the fixed "
                     + "leaseTime (" + leaseTime + ")");
         }
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1: " + permits);
+        }
+        if (permits > 1 && (type == LockType.READ || type == LockType.WRITE)) {
+            // A read/write lock already decides who shares it; permits would say otherwise.
+            throw new IllegalArgumentException("permits (" + permits + ") need type REENTRANT or FAIR, not " + type);
+        }
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.type = Objects.requireNonNull(type, "type");
         this.holdAtLeast = holdAtLeast;
+        this.permits = permits;
     }
 
     /** @return options with every field unset and type {@link LockType#REENTRANT} */
@@ -57,7 +67,7 @@ public final class LockOptions {
      * @return a copy with that wait time
      */
     public LockOptions withWaitTime(Duration waitTime) {
-        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, type, holdAtLeast);
+        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, type, holdAtLeast, permits);
     }
 
     /**
@@ -65,7 +75,7 @@ public final class LockOptions {
      * @return a copy with that lease
      */
     public LockOptions withLeaseTime(@Nullable Duration leaseTime) {
-        return new LockOptions(waitTime, leaseTime, type, holdAtLeast);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits);
     }
 
     /**
@@ -73,7 +83,7 @@ public final class LockOptions {
      * @return a copy with that type
      */
     public LockOptions withType(LockType type) {
-        return new LockOptions(waitTime, leaseTime, type, holdAtLeast);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits);
     }
 
     /**
@@ -88,7 +98,22 @@ public final class LockOptions {
      * @return a copy with that time
      */
     public LockOptions withHoldAtLeast(Duration holdAtLeast) {
-        return new LockOptions(waitTime, leaseTime, type, Objects.requireNonNull(holdAtLeast, "holdAtLeast"));
+        return new LockOptions(waitTime, leaseTime, type, Objects.requireNonNull(holdAtLeast, "holdAtLeast"),
+                permits);
+    }
+
+    /**
+     * Lets up to that many holders own the name at once (a semaphore with leases; 1, the default, is a lock). Every
+     * holder has its own lease, handle and fencing token; the tokens of a name still increase in grant order, and a
+     * crashed holder's permit is free again within its lease. Every caller of a name must ask with the same number
+     * while anyone holds or waits for it: a caller with another number gets {@link LockException} naming both.
+     * Only with type {@link LockType#REENTRANT} or {@link LockType#FAIR}.
+     *
+     * @param permits how many holders at once, at least 1
+     * @return a copy with that number of permits
+     */
+    public LockOptions withPermits(int permits) {
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits);
     }
 
     /** @return the wait time, or empty for {@code distlock.wait-time} */
@@ -111,22 +136,28 @@ public final class LockOptions {
         return holdAtLeast;
     }
 
+    /** @return how many holders may own the name at once; 1 for a lock */
+    public int permits() {
+        return permits;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof LockOptions o && Objects.equals(waitTime, o.waitTime)
                 && Objects.equals(leaseTime, o.leaseTime) && type == o.type
-                && holdAtLeast.equals(o.holdAtLeast);
+                && holdAtLeast.equals(o.holdAtLeast) && permits == o.permits;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(waitTime, leaseTime, type, holdAtLeast);
+        return Objects.hash(waitTime, leaseTime, type, holdAtLeast, permits);
     }
 
     @Override
     public String toString() {
         return "LockOptions[waitTime=" + (waitTime == null ? "default" : waitTime) + ", leaseTime="
                 + (leaseTime == null ? "watchdog" : leaseTime) + ", type=" + type
-                + (holdAtLeast.isZero() ? "" : ", holdAtLeast=" + holdAtLeast) + "]";
+                + (holdAtLeast.isZero() ? "" : ", holdAtLeast=" + holdAtLeast)
+                + (permits == 1 ? "" : ", permits=" + permits) + "]";
     }
 }

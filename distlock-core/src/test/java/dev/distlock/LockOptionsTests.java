@@ -27,4 +27,20 @@ class LockOptionsTests {
                 "LockOptions[waitTime=default, leaseTime=watchdog, type=REENTRANT, holdAtLeast=PT5M]");
         assertThat(LockOptions.defaults().holdAtLeast()).isZero();
     }
+
+    @Test
+    void permitsAreAtLeastOneAndOnlyForExclusiveTypesInEitherOrder() {
+        assertThat(LockOptions.defaults().permits()).isEqualTo(1);
+        LockOptions pool = LockOptions.defaults().withPermits(3).withType(LockType.FAIR);
+        assertThat(pool.permits()).isEqualTo(3);
+        assertThat(pool).isNotEqualTo(LockOptions.defaults().withType(LockType.FAIR))
+                .hasToString("LockOptions[waitTime=default, leaseTime=watchdog, type=FAIR, permits=3]");
+        assertThatThrownBy(() -> LockOptions.defaults().withPermits(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("permits must be at least 1: 0");
+        assertThatThrownBy(() -> LockOptions.defaults().withPermits(2).withType(LockType.READ))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("permits (2) need type REENTRANT or FAIR, not READ");
+        assertThatThrownBy(() -> LockOptions.defaults().withType(LockType.WRITE).withPermits(2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not WRITE");
+        assertThat(LockOptions.defaults().withType(LockType.READ).withPermits(1).permits()).isEqualTo(1);
+    }
 }

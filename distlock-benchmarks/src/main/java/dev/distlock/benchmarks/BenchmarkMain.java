@@ -18,7 +18,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
- * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
+ * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
  * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper,etcd,etcd-3] [--out docs/benchmarks.md]
  * [--note "..."]}
  */
@@ -117,6 +117,16 @@ public final class BenchmarkMain {
                         for (LockContender contender : order) {
                             log("  A %s, %d threads", contender.name(), threads);
                             workloads.uncontended(contender, threads);
+                        }
+                    }
+                }
+                if (settings.workloads().contains("P")) {
+                    for (int permits : List.of(1, 3)) {
+                        for (LockContender contender : order) {
+                            if (contender.hasPermits()) {
+                                log("  P %s, 8 threads on %d permit(s)", contender.name(), permits);
+                                workloads.permits(contender, permits);
+                            }
                         }
                     }
                 }

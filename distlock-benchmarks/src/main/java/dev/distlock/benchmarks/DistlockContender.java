@@ -35,6 +35,12 @@ final class DistlockContender implements LockContender {
                 + " (this repository), StoreLockService on RedisLockStore with default settings";
     }
 
+    /** {@code LockOptions.withPermits}. */
+    @Override
+    public boolean hasPermits() {
+        return true;
+    }
+
     /** {@code LockService.executeWithLocks}: sorted, all or none. */
     @Override
     public boolean hasMultiLock() {
@@ -71,6 +77,13 @@ final class DistlockContender implements LockContender {
                         return handle.isHeld();
                     }
                 };
+            }
+
+            @Override
+            public void runWithPermit(String name, int permits, Runnable work) {
+                try (LockHandle permit = service.lock(name, OPTIONS.withPermits(permits))) {
+                    work.run();
+                }
             }
 
             @Override

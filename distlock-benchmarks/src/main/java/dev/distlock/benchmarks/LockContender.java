@@ -42,6 +42,11 @@ public interface LockContender {
         return true;
     }
 
+    /** @return true when the library has permits (a semaphore with leases, workload P) */
+    default boolean hasPermits() {
+        return false;
+    }
+
     /** @return true when the library locks several names at once itself (workload M) */
     default boolean hasMultiLock() {
         return false;
@@ -113,6 +118,19 @@ public interface LockContender {
          */
         default void runLockedAll(List<String> names, Runnable work) throws Exception {
             throw new UnsupportedOperationException("no multi-lock");
+        }
+
+        /**
+         * Runs {@code work} while holding one of the name's permits (workload P).
+         *
+         * @param name the name
+         * @param permits how many holders the name has at most
+         * @param work what runs inside
+         * @throws Exception when not acquired
+         * @throws UnsupportedOperationException when the library has no permits ({@link #hasPermits()})
+         */
+        default void runWithPermit(String name, int permits, Runnable work) throws Exception {
+            throw new UnsupportedOperationException("no permits");
         }
 
         /**

@@ -140,6 +140,7 @@ final class Report {
         renderG();
         renderH();
         renderM();
+        renderP();
         renderS();
         renderMethod();
         return md.toString();
@@ -669,6 +670,44 @@ final class Report {
             }
             line("");
         }
+    }
+
+    private void renderP() {
+        if (!settings.workloads().contains("P")) {
+            return;
+        }
+        line("## P. Permits: 8 JVM-like clients on one key, " + Workloads.PERMIT_WORK.toMillis() + " ms of work inside");
+        line("");
+        line("Eight threads, each with its own client instance, take one permit of one key (1 permit is a lock), "
+                + "work " + Workloads.PERMIT_WORK.toMillis() + " ms inside and release it, in a loop. Every grant "
+                + "checks that no more than the permits are inside at once; any violation fails the run. \"÷ 1 permit\" "
+                + "is the grants/s against the same contender's with one permit.");
+        line("");
+        line("| contender | permits | grants/s | ÷ 1 permit | wait p50 ms | wait p99 ms | fairness | violations |");
+        line("|---|---|---|---|---|---|---|---|");
+        for (LockContender c : contenders) {
+            for (int permits : List.of(1, 3)) {
+                String measurement = Workloads.permits(permits);
+                if (!results.has(measurement, c.name(), "acquisitions/s")) {
+                    continue;
+                }
+                line("| " + named(measurement, c.name()) + " | " + permits + " | "
+                        + cell(measurement, c.name(), "acquisitions/s") + " | "
+                        + ratioOf(measurement, Workloads.permits(1), c.name(), "acquisitions/s") + " | "
+                        + cell(measurement, c.name(), "wait p50") + " | " + cell(measurement, c.name(), "wait p99")
+                        + " | " + cell(measurement, c.name(), "fairness") + " | "
+                        + cell(measurement, c.name(), "violations") + " |");
+            }
+        }
+        line("");
+    }
+
+    /** @return the contender's median in one measurement ÷ its median in another, or "–" */
+    private String ratioOf(String measurement, String reference, String contender, String metric) {
+        if (!results.has(reference, contender, metric)) {
+            return "–";
+        }
+        return fmt(results.median(measurement, contender, metric) / results.median(reference, contender, metric));
     }
 
     private void renderS() {

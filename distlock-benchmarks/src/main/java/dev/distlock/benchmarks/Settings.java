@@ -34,5 +34,5 @@ record Settings(Duration warmup, Duration measure, int repeats, int trafficCycle
      * about 18 minutes (9 stores × 3 measurements × 13 s × 3 repeats, plus starting the servers) to a run of over
      * an hour.
      */
-    static final List<String> ALL_WORKLOADS = List.of("A", "B", "B1", "B2", "C", "D", "E", "F", "G", "H", "M", "S");
+    static final List<String> ALL_WORKLOADS = List.of("A", "B", "B1", "B2", "C", "D", "E", "F", "G", "H", "M", "P", "S");
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisClient;
@@ -25,7 +26,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import dev.distlock.benchmarks.LockContender.Held;
 import dev.distlock.benchmarks.LockContender.LockClient;
 
-/** The workloads A to E, H and M; each call is one measurement of one contender, recorded into {@link Results}. */
+/** The workloads A to E, H, M and P; each call is one measurement of one contender, recorded into {@link Results}. */
 final class Workloads {
 
     static final String CEILING = "Redis ceiling (EVALSHA, redis-benchmark style)";
@@ -174,6 +175,16 @@ final class Workloads {
         }
     }
 
+    // ---------------------------------------------------------------- P: permits
+
+    /**
+     * P: eight threads, each with a client instance of its own, take one of {@code permits} permits of one key and
+     * do {@link #PERMIT_WORK} inside; never more than {@code permits} inside at once (checked as in B).
+     */
+    void permits(LockContender contender, int permits) throws Exception {
+        contended(contender, 8, false, permits);
+    }
+
     // ---------------------------------------------------------------- M: two names per cycle
 
     static String multiName(int threads) {
@@ -221,7 +232,23 @@ final class Workloads {
      *        inside the JVM)
      */
     void contended(LockContender contender, int threads, boolean shared) throws Exception {
-        String measurement = shared ? "B1" : "B";
+        contended(contender, threads, shared, 0);
+    }
+
+    static String permits(int permits) {
+        return "P" + permits;
+    }
+
+    /** The work a holder of a permit does in P: a short protected call, so that more permits can serve more. */
+    static final Duration PERMIT_WORK = Duration.ofMillis(1);
+
+    /**
+     * @param permits 0 for a lock (B, B1); else P: one of that many permits of the key, {@link #PERMIT_WORK} inside,
+     *        a client instance per thread
+     */
+    private void contended(LockContender contender, int threads, boolean shared, int permits) throws Exception {
+        String measurement = permits > 0 ? permits(permits) : shared ? "B1" : "B";
+        int mostInside = Math.max(1, permits);
         List<LockClient> clients = new ArrayList<>();
         try {
             LockClient one = shared ? contender.connect(target, null) : null;
@@ -251,9 +278,9 @@ final class Workloads {
                         if (start >= measureTo) {
                             return null;
                         }
-                        client.runLocked(key, () -> {
+                        Runnable work = () -> {
                             long acquiredAt = System.nanoTime();
-                            if (inside.incrementAndGet() != 1) {
+                            if (inside.incrementAndGet() > mostInside) {
                                 violations.incrementAndGet();
                             }
                             int previous = lastOwner.getAndSet(me);
@@ -264,12 +291,23 @@ final class Workloads {
                                     ownerChanges.incrementAndGet();
                                 }
                             }
-                            Thread.onSpinWait();
-                            if (inside.get() != 1) {
+                            if (permits > 0) {
+                                LockSupport.parkNanos(PERMIT_WORK.toNanos());
+                            }
+                            else {
+                                Thread.onSpinWait();
+                            }
+                            if (inside.get() > mostInside) {
                                 violations.incrementAndGet();
                             }
                             inside.decrementAndGet();
-                        });
+                        };
+                        if (permits > 0) {
+                            client.runWithPermit(key, permits, work);
+                        }
+                        else {
+                            client.runLocked(key, work);
+                        }
                     }
                 }));
             }

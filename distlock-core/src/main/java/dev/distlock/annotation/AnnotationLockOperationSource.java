@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 import dev.distlock.LockOptions;
+import dev.distlock.LockType;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -130,6 +131,14 @@ public class AnnotationLockOperationSource implements LockOperationSource {
                         + "leaseTime '" + annotation.leaseTime() + "': the lease would end first", ex);
             }
         }
+        if (annotation.permits() < 1) {
+            throw invalid(where, "permits", "must be at least 1: " + annotation.permits());
+        }
+        if (annotation.permits() > 1 && (annotation.type() == LockType.READ || annotation.type() == LockType.WRITE)) {
+            throw invalid(where, "permits", annotation.permits() + " need type REENTRANT or FAIR, not "
+                    + annotation.type());
+        }
+        options = options.withPermits(annotation.permits());
         return new LockOperation(specific, userClass, name, keySource, key, evaluator, options,
                 annotation.onTimeout());
     }

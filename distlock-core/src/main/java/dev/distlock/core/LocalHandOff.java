@@ -89,7 +89,7 @@ final class LocalHandOff {
     }
 
     private static boolean eligible(LockRequest request) {
-        return request.watchdog() && request.type() != LockType.FAIR && !request.shared();
+        return request.watchdog() && request.type() != LockType.FAIR && !request.sharesName();
     }
 
     /** The next token: one more, once the clock allows it (hand-offs faster than one per microsecond wait). */

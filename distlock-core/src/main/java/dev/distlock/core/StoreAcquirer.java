@@ -42,7 +42,7 @@ final class StoreAcquirer {
      * @throws LockException when interrupted
      */
     @Nullable LeaseHandle acquire(LockRequest request, long deadline) {
-        LocalQueues.Entry entry = queues.join(request.name(), request.shared());
+        LocalQueues.Entry entry = queues.join(request.name(), request.sharesName());
         LeaseHandle handle = null;
         try {
             if (!entry.awaitTurn(deadline - System.nanoTime())) {
@@ -63,8 +63,9 @@ final class StoreAcquirer {
                 }
             }
             finally {
-                if (handle == null || request.shared()) {
-                    entry.passTurn(); // a reader holds no local permit: the next reader may go at once
+                if (handle == null || request.sharesName()) {
+                    // A reader (or a permit holder) keeps no local turn: the next one may go at once.
+                    entry.passTurn();
                 }
             }
         }

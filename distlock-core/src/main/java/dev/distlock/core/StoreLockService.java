@@ -172,8 +172,13 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         // A watchdog lease is at least the hold-at-least time: the lock then stays held that long also when this
         // instance dies right after the unlock (a fixed lease is never shorter: LockOptions checks it).
         Duration lease = options.leaseTime().orElseGet(() -> max(config.leaseTime(), options.holdAtLeast()));
+        if (options.permits() > 1 && !store.supportsPermits()) {
+            throw new LockException("Lock '" + name + "' asks for " + options.permits() + " permits, but " + store
+                    + " does not support permits");
+        }
         LockRequest request = new LockRequest(name, options.type(), OwnerTokens.next(),
-                atMostMaxWait(options.waitTime().orElse(config.waitTime())), lease, options.leaseTime().isEmpty());
+                atMostMaxWait(options.waitTime().orElse(config.waitTime())), lease, options.leaseTime().isEmpty(),
+                options.permits());
         long start = System.nanoTime();
         Acquisition acquisition = listener.acquireStarted(name);
         LeaseHandle handle;

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
+import dev.distlock.LockException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
@@ -68,6 +69,12 @@ public final class InMemoryLockStore implements LockStore {
         return clockTokens;
     }
 
+    /** Permit holders are kept like readers, up to the name's permits. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
     /** @return the next token of the slot: one more, and with clock tokens at least the clock in microseconds */
     private long nextToken(Slot slot) {
         long next = slot.lastToken + 1;
@@ -95,11 +102,22 @@ public final class InMemoryLockStore implements LockStore {
 
         long lastToken;
 
+        /** While permit holders hold the name (they are kept in {@link #readers}): their number of permits. */
+        int permits;
+
         void expire(long now) {
             if (owner != null && now - leaseEndNanos >= 0) {
                 owner = null;
             }
             readers.values().removeIf(reader -> now - reader.leaseEndNanos >= 0);
+            if (readers.isEmpty()) {
+                permits = 0;
+            }
+        }
+
+        /** @return the permits the name is held with: its permit holders', 1 for a lock or readers, 0 when free */
+        int heldWith() {
+            return permits != 0 ? permits : (owner != null || !readers.isEmpty()) ? 1 : 0;
         }
 
         long remainingMillis(long now) {
@@ -134,7 +152,12 @@ public final class InMemoryLockStore implements LockStore {
             return CompletableFuture.failedFuture(new LockUnavailableException(
                     "The in-memory lock store is unavailable (simulated outage)"));
         }
-        return CompletableFuture.completedFuture(answer.get());
+        try {
+            return CompletableFuture.completedFuture(answer.get());
+        }
+        catch (LockException ex) { // a request the store refuses, e.g. with other permits than the holders'
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /**
@@ -168,6 +191,13 @@ public final class InMemoryLockStore implements LockStore {
         synchronized (slot) {
             slot.expire(now);
             String token = request.ownerToken();
+            int heldWith = slot.heldWith();
+            if (heldWith != 0 && heldWith != request.permits()) {
+                throw request.permitsMismatch(heldWith);
+            }
+            if (request.permitted()) {
+                return takePermit(slot, request, now);
+            }
             if (request.shared()) {
                 Reader reader = slot.readers.get(token);
                 if (reader != null) { // a repeated attempt of a reader that holds the lock: idempotent
@@ -192,6 +222,22 @@ public final class InMemoryLockStore implements LockStore {
             slot.leaseEndNanos = now + request.leaseTime().toNanos();
             return Attempt.acquired(nextToken(slot));
         }
+    }
+
+    /** One of the name's permits, in the readers' map; the caller holds the slot's monitor. */
+    private Attempt takePermit(Slot slot, LockRequest request, long now) {
+        Reader holder = slot.readers.get(request.ownerToken());
+        if (holder != null) { // a repeated attempt of a holder: idempotent
+            holder.leaseEndNanos = now + request.leaseTime().toNanos();
+            return Attempt.acquired(holder.fencingToken);
+        }
+        if (slot.readers.size() >= request.permits()) {
+            return Attempt.busy(slot.remainingMillis(now));
+        }
+        long fencingToken = nextToken(slot);
+        slot.readers.put(request.ownerToken(), new Reader(fencingToken, now + request.leaseTime().toNanos()));
+        slot.permits = request.permits();
+        return Attempt.acquired(fencingToken);
     }
 
     /**
@@ -228,6 +274,7 @@ public final class InMemoryLockStore implements LockStore {
                 held = slot.owner != null || !slot.readers.isEmpty();
                 slot.owner = null;
                 slot.readers.clear();
+                slot.permits = 0;
             }
             if (held) {
                 subscribers.forEach(subscriber -> subscriber.released(name, null, 0));
@@ -242,8 +289,9 @@ public final class InMemoryLockStore implements LockStore {
         boolean released;
         synchronized (slot) {
             slot.expire(System.nanoTime());
-            if (request.shared()) {
+            if (request.sharesName()) {
                 released = slot.readers.remove(request.ownerToken()) != null;
+                slot.expire(System.nanoTime()); // the last permit holder out ends the permits
             }
             else {
                 released = request.ownerToken().equals(slot.owner);
@@ -275,7 +323,7 @@ public final class InMemoryLockStore implements LockStore {
                 slot.expire(now);
                 long end = now + request.leaseTime().toNanos();
                 boolean held;
-                if (request.shared()) {
+                if (request.sharesName()) {
                     Reader reader = slot.readers.get(request.ownerToken());
                     held = reader != null;
                     if (reader != null) {
@@ -325,6 +373,7 @@ public final class InMemoryLockStore implements LockStore {
         synchronized (slot) {
             slot.owner = null;
             slot.readers.clear();
+            slot.permits = 0;
         }
     }
 

@@ -56,6 +56,11 @@ public class ForwardingLockStore implements LockStore {
     }
 
     @Override
+    public boolean supportsPermits() {
+        return delegate.supportsPermits();
+    }
+
+    @Override
     public boolean tokensFollowClock() {
         return delegate.tokensFollowClock();
     }

@@ -3,6 +3,7 @@ package dev.distlock.spi;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.distlock.LockException;
 import dev.distlock.LockType;
 
 /**
@@ -16,9 +17,11 @@ import dev.distlock.LockType;
  * @param waitTime how long the caller waits in all
  * @param leaseTime the lease: renewed by the watchdog when {@code watchdog} is true, else fixed
  * @param watchdog whether the lease is renewed while the lock is held
+ * @param permits how many holders may own the name at once ({@link dev.distlock.LockOptions#withPermits}): 1 for a
+ *        lock; more only with an exclusive type, for a store whose {@link LockStore#supportsPermits()} is true
  */
 public record LockRequest(String name, LockType type, String ownerToken, Duration waitTime, Duration leaseTime,
-        boolean watchdog) {
+        boolean watchdog, int permits) {
 
     /**
      * Checks the values.
@@ -29,11 +32,54 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
         Objects.requireNonNull(ownerToken, "ownerToken");
         Objects.requireNonNull(waitTime, "waitTime");
         Objects.requireNonNull(leaseTime, "leaseTime");
+        if (permits < 1 || (permits > 1 && type == LockType.READ)) {
+            throw new IllegalArgumentException("permits must be at least 1, and 1 for a read lock: " + permits);
+        }
+    }
+
+    /**
+     * A request for a lock (one permit).
+     *
+     * @param name the full lock name
+     * @param type the lock type
+     * @param ownerToken the unguessable token of this acquisition
+     * @param waitTime how long the caller waits in all
+     * @param leaseTime the lease
+     * @param watchdog whether the lease is renewed while the lock is held
+     */
+    public LockRequest(String name, LockType type, String ownerToken, Duration waitTime, Duration leaseTime,
+            boolean watchdog) {
+        this(name, type, ownerToken, waitTime, leaseTime, watchdog, 1);
+    }
+
+    /** @return true for a request of one of several permits of a name */
+    public boolean permitted() {
+        return permits > 1;
+    }
+
+    /**
+     * @return true when other requests of this JVM may hold the name at the same time (readers, permits): the
+     *         engine then lets its threads compete one after the other without waiting for the holder
+     */
+    public boolean sharesName() {
+        return shared() || permitted();
     }
 
     /** @return true for a {@link LockType#READ} lock, shared with other readers */
     public boolean shared() {
         return type == LockType.READ;
+    }
+
+    /**
+     * The failure of an attempt whose permits differ from those the name is held or awaited with.
+     *
+     * @param heldWith the permits of the name's holders or waiters (1 for a lock, including a read/write lock)
+     * @return the exception to fail the attempt with, naming both numbers
+     */
+    public LockException permitsMismatch(int heldWith) {
+        return new LockException("Lock '" + name + "' is held or awaited with " + heldWith + " permit"
+                + (heldWith == 1 ? "" : "s") + ", but this request asks for " + permits + ": every caller of a name "
+                + "must ask with the same number of permits");
     }
 
     /** @return the lease in milliseconds */
@@ -45,6 +91,6 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
     public String toString() {
         // Never the owner token: it is the proof of ownership.
         return "LockRequest[" + name + ", " + type + ", wait=" + waitTime + ", lease=" + leaseTime
-                + (watchdog ? " (watchdog)" : " (fixed)") + "]";
+                + (watchdog ? " (watchdog)" : " (fixed)") + (permitted() ? ", " + permits + " permits" : "") + "]";
     }
 }

@@ -125,6 +125,20 @@ public interface LockStore extends AutoCloseable {
     }
 
     /**
+     * Permits: a request with {@link LockRequest#permits()} above 1 holds the name together with at most that many
+     * holders less one. Such a store grants it while fewer hold the name and no earlier waiter of the name is served
+     * first (arrival order, where the store queues waiters); releases, renews and cancels it per owner token like a
+     * lock; issues tokens that increase per name in grant order across all the holders; and fails an attempt with
+     * {@link dev.distlock.LockException} naming both numbers when the name is held or awaited with another number
+     * of permits (1 for a lock). The engine refuses permits on a store without them.
+     *
+     * @return whether the store takes requests with several permits
+     */
+    default boolean supportsPermits() {
+        return false;
+    }
+
+    /**
      * A cheap local check, made by {@link dev.distlock.LockHandle#isHeld()}; never a network call.
      *
      * @param lease a lease this store granted

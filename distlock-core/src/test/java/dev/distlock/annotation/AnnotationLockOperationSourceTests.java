@@ -64,6 +64,8 @@ class AnnotationLockOperationSourceTests {
         assertThat(operation(Valid.class, "placeholders").onTimeout()).isEqualTo(OnTimeout.SKIP);
         assertThat(operation(Valid.class, "simple").options().holdAtLeast()).as("released at return").isZero();
         assertThat(operation(Valid.class, "scheduledJob").options().holdAtLeast()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(operation(Valid.class, "simple").options().permits()).as("a lock").isEqualTo(1);
+        assertThat(operation(Valid.class, "pool").options().permits()).isEqualTo(3);
     }
 
     @Test
@@ -105,6 +107,8 @@ class AnnotationLockOperationSourceTests {
         assertInvalid("holdLongerThanLease", "holdAtLeast", "'1m' is longer than the fixed leaseTime '30s': the "
                 + "lease would end first");
         assertInvalid("negativeHold", "holdAtLeast", "'-1s' must be zero or positive");
+        assertInvalid("noPermits", "permits", "must be at least 1: 0");
+        assertInvalid("readPermits", "permits", "3 need type REENTRANT or FAIR, not READ");
         assertInvalid("future", "return type", "java.util.concurrent.Future: only CompletableFuture and "
                 + "CompletionStage are held until they complete");
         assertInvalid("publisher", "return type", "org.reactivestreams.Publisher: only Reactor's Mono and Flux");
@@ -232,6 +236,10 @@ class AnnotationLockOperationSourceTests {
         public void notAnnotated() {
         }
 
+        @DistributedLock(name = "pool", permits = 3)
+        public void pool() {
+        }
+
         @DistributedLock(holdAtLeast = "30s")
         public void scheduledJob() {
         }
@@ -257,6 +265,14 @@ class AnnotationLockOperationSourceTests {
 
         @DistributedLock(holdAtLeast = "-1s")
         public void negativeHold() {
+        }
+
+        @DistributedLock(permits = 0)
+        public void noPermits() {
+        }
+
+        @DistributedLock(permits = 3, type = LockType.READ)
+        public void readPermits() {
         }
 
         @DistributedLock(key = "#productId +")

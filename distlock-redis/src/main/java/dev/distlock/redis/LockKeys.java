@@ -21,11 +21,14 @@ final class LockKeys {
 
     final byte[] writer;
 
+    final byte[] permits;
+
     private LockKeys(String base) {
         this.lock = base.getBytes(StandardCharsets.UTF_8);
         this.waiters = (base + ":waiters").getBytes(StandardCharsets.UTF_8);
         this.readers = (base + ":readers").getBytes(StandardCharsets.UTF_8);
         this.writer = (base + ":writer").getBytes(StandardCharsets.UTF_8);
+        this.permits = (base + ":permits").getBytes(StandardCharsets.UTF_8);
     }
 
     static LockKeys of(String prefix, String name) {
@@ -39,9 +42,9 @@ final class LockKeys {
         return prefix + ":{#" + Integer.toHexString(name.hashCode()) + "}:" + name;
     }
 
-    /** @return all four keys, as the acquire and release scripts take them */
+    /** @return all five keys, as the acquire and release scripts take them */
     byte[][] all() {
-        return new byte[][] { lock, waiters, readers, writer };
+        return new byte[][] { lock, waiters, readers, writer, permits };
     }
 
     static byte[] channel(String prefix) {

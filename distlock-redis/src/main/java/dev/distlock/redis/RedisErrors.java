@@ -1,5 +1,8 @@
 package dev.distlock.redis;
 
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 import org.springframework.util.ClassUtils;
 
 /**
@@ -38,5 +41,22 @@ final class RedisErrors {
             }
         }
         return false;
+    }
+
+    /** The error reply of {@code acquire.lua} to a request with other permits than the name's holders'. */
+    private static final Pattern PERMITS_MISMATCH = Pattern.compile("DISTLOCK_PERMITS (\\d+)");
+
+    /**
+     * @return the permits the name is held with, when the failure is the acquire script's refusal of a request with
+     *         other permits; -1 otherwise
+     */
+    static int permitsHeldWith(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            Matcher matcher = PERMITS_MISMATCH.matcher(String.valueOf(t.getMessage()));
+            if (matcher.find()) {
+                return Integer.parseInt(matcher.group(1));
+            }
+        }
+        return -1;
     }
 }

@@ -134,13 +134,22 @@ public class RedisLockStore implements LockStore {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         byte[][] args = { LuaScript.owner(request), LuaScript.arg(request.leaseMillis()),
                 LuaScript.arg(remainingWaitMillis), ScriptMarker.attempt(retry).wire(),
-                ScriptMarker.mode(request).wire() };
-        if (!acknowledging) {
-            return acquires.eval(LuaScript.ACQUIRE, keys.all(), args).thenApply(RedisLockStore::attempt);
-        }
-        return acquires.node(keys.lock).thenCompose(node -> node.onlineReplicas()
-                .thenCompose(online -> attemptAcknowledged(request, node, keys, args,
-                        config.minReplicas().required(online))));
+                ScriptMarker.mode(request).wire(), LuaScript.arg(request.permits()) };
+        CompletableFuture<Attempt> attempt = !acknowledging
+                ? acquires.eval(LuaScript.ACQUIRE, keys.all(), args).thenApply(RedisLockStore::attempt)
+                : acquires.node(keys.lock).thenCompose(node -> node.onlineReplicas()
+                        .thenCompose(online -> attemptAcknowledged(request, node, keys, args,
+                                config.minReplicas().required(online))));
+        return attempt.exceptionallyCompose(error -> {
+            int heldWith = RedisErrors.permitsHeldWith(error);
+            return CompletableFuture.failedFuture(heldWith > 0 ? request.permitsMismatch(heldWith) : error);
+        });
+    }
+
+    /** Permit holders live in the readers key, their tokens in the permits key (see {@code acquire.lua}). */
+    @Override
+    public boolean supportsPermits() {
+        return true;
     }
 
     /**

@@ -152,11 +152,12 @@ final class RedisRenewals {
         }
 
         byte[][] keys() {
-            byte[][] keys = new byte[2 * requests.size()][];
+            byte[][] keys = new byte[3 * requests.size()][];
             for (int i = 0; i < requests.size(); i++) {
                 LockKeys lockKeys = LockKeys.of(config.keyPrefix(), requests.get(i).name());
-                keys[2 * i] = lockKeys.lock;
-                keys[2 * i + 1] = lockKeys.readers;
+                keys[3 * i] = lockKeys.lock;
+                keys[3 * i + 1] = lockKeys.readers;
+                keys[3 * i + 2] = lockKeys.permits;
             }
             return keys;
         }

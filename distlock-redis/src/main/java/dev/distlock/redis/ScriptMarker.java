@@ -21,6 +21,9 @@ enum ScriptMarker {
     /** The mode of the scripts: a shared (read) lock. */
     SHARED('r'),
 
+    /** The mode of the scripts: one of several permits of a name. */
+    PERMIT('p'),
+
     /** {@code release.lua} ARGV[5]: the request gave up; undo whatever it holds or registered. */
     CANCEL('c'),
 
@@ -43,8 +46,8 @@ enum ScriptMarker {
         return retry ? RETRY : FIRST;
     }
 
-    /** @return {@link #SHARED} for a shared request, else {@link #EXCLUSIVE} */
+    /** @return {@link #PERMIT} for a request of several permits, {@link #SHARED} for a reader, else {@link #EXCLUSIVE} */
     static ScriptMarker mode(LockRequest request) {
-        return request.shared() ? SHARED : EXCLUSIVE;
+        return request.permitted() ? PERMIT : request.shared() ? SHARED : EXCLUSIVE;
     }
 }

@@ -5,6 +5,7 @@
 --                                                          so its release must hand the lock over
 --                       "r"                               readers hold it (until the latest reader lease ends)
 --                       "~<owner token>:<fencing token>"  a release reserved it for that waiter (see release.lua)
+--                       "p<permits>:<last fencing token>" permit holders hold it (a semaphore, see below)
 --                       absent                            free
 -- KEYS[2] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> arrival (server µs)
 -- KEYS[3] readers key   "<prefix>:{<name>}:readers" sorted set: owner token -> end of its lease (server ms)
@@ -15,15 +16,24 @@
 -- ARGV[2] lease in ms
 -- ARGV[3] ms the caller is still prepared to wait (0 = last attempt, not recorded as a waiter)
 -- ARGV[4] '1' when the caller was refused before, '0' on its first attempt
--- ARGV[5] 'w' exclusive, 'r' shared
--- Returns the fencing token (> 0) when acquired, else -(ms after which trying again makes sense) (at most -1).
+-- KEYS[5] permits key   "<prefix>:{<name>}:permits"  hash: owner token -> fencing token of each permit holder
+-- ARGV[5] 'w' exclusive, 'r' shared, 'p' one of several permits
+-- ARGV[6] the number of permits of the name (1 for a lock; every caller of a name must ask with the same number)
+-- Returns the fencing token (> 0) when acquired, else -(ms after which trying again makes sense) (at most -1); an
+-- error reply "DISTLOCK_PERMITS <n>" when the name is held with another number of permits (n; 1 for a lock).
+--
+-- Permits: the holders are the readers key's members (owner token -> end of its lease), their tokens in the permits
+-- key. A request is granted while fewer than <permits> hold the name and fewer waiters came before it than permits
+-- are free, so waiters are served in arrival order; a release reserves the freed permit for the longest waiter
+-- (release.lua), which claims it with the token given then, or loses it after the hand-off window.
 -- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot.
 
 -- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value. They are part of
 -- the wire format that nodes of different versions share: never change them.
 local FIRST, RETRY = '0', '1'        -- ARGV[4]
-local EXCLUSIVE, SHARED = 'w', 'r'   -- ARGV[5]
+local EXCLUSIVE, SHARED, PERMIT = 'w', 'r', 'p' -- ARGV[5]
 local READERS = 'r'                  -- the lock key's value while readers hold it
+local PERMITS = 112                  -- string.byte('p'): the value starts with it while permit holders hold it
 local RESERVED = 126                 -- string.byte('~'): the value starts with it while reserved for a waiter
 local FLAGGED = 43                   -- string.byte('+'): the value ends with it while someone waits
 
@@ -76,7 +86,106 @@ local function refuse(current)
     return -ttl
 end
 
+-- "p3:1700000000000000" -> 3, 1700000000000000
+local function permits_of(value)
+    local colon = string.find(value, ':', 1, true)
+    return tonumber(string.sub(value, 2, colon - 1)), tonumber(string.sub(value, colon + 1))
+end
+
+local function mismatch(held_with)
+    return redis.error_reply('DISTLOCK_PERMITS ' .. held_with)
+end
+
+-- Holders whose lease ran out, and reservations nobody claimed in time, free their permits.
+local function drop_ended_permits(now_ms)
+    local ended = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now_ms)
+    if #ended > 0 then
+        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
+        redis.call('HDEL', KEYS[5], unpack(ended))
+    end
+end
+
+-- Longer than the engine's fallback re-check (500 ms), so that a waiter that was not woken still claims in time.
+local UNANNOUNCED_RESERVATION_MS = 1000
+
+local function acquire_permit(current)
+    local permits = tonumber(ARGV[6])
+    local last_fence = 0
+    if current then
+        if string.byte(current, 1) ~= PERMITS then
+            return mismatch(1) -- a lock, readers or a reservation for a lock's waiter
+        end
+        local held_with
+        held_with, last_fence = permits_of(current)
+        if held_with ~= permits then
+            return mismatch(held_with)
+        end
+    end
+    local now = now_us()
+    local now_ms = math.floor(now / 1000)
+    drop_ended_permits(now_ms)
+    -- A holder asking again (its reply was lost), or a waiter claiming the permit a release reserved for it: the
+    -- token it was given then.
+    local fence = redis.call('HGET', KEYS[5], token)
+    if fence then
+        fence = tonumber(fence)
+    else
+        local free = permits - redis.call('ZCARD', KEYS[3])
+        local before = redis.call('ZRANK', KEYS[2], token) or redis.call('ZCARD', KEYS[2])
+        if free > 0 and before >= free then
+            -- Free permits, yet waiters before this request: a release reserves a permit for each, but no release
+            -- comes when the holders' leases ran out (or the waiters' instance died with them). Reserve them now,
+            -- unannounced, for longer than a waiter's fallback re-check: a live waiter claims its permit, a dead
+            -- one's reservation runs out and leaves the line.
+            for _, waiter in ipairs(redis.call('ZRANGE', KEYS[2], 0, free - 1)) do
+                last_fence = math.max(last_fence + 1, now)
+                redis.call('ZREM', KEYS[2], waiter)
+                redis.call('HSET', KEYS[5], waiter, string.format('%.0f', last_fence))
+                redis.call('ZADD', KEYS[3], now_ms + UNANNOUNCED_RESERVATION_MS, waiter)
+            end
+            redis.call('SET', KEYS[1], 'p' .. permits .. ':' .. string.format('%.0f', last_fence), 'PX',
+                math.max(redis.call('PTTL', KEYS[1]), UNANNOUNCED_RESERVATION_MS))
+            for _, key in ipairs({ KEYS[3], KEYS[5] }) do
+                if redis.call('PTTL', key) < UNANNOUNCED_RESERVATION_MS then
+                    redis.call('PEXPIRE', key, UNANNOUNCED_RESERVATION_MS)
+                end
+            end
+            free = 0
+        end
+        if before >= free then
+            if wait > 0 then
+                redis.call('ZADD', KEYS[2], 'NX', now, token)
+                if redis.call('PTTL', KEYS[2]) < wait then
+                    redis.call('PEXPIRE', KEYS[2], wait)
+                end
+            end
+            local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+            local ttl = first[2] and (tonumber(first[2]) - now_ms) or 1
+            return -math.max(1, ttl)
+        end
+        fence = math.max(last_fence + 1, now)
+        redis.call('HSET', KEYS[5], token, string.format('%.0f', fence))
+        last_fence = fence
+    end
+    redis.call('ZADD', KEYS[3], now_ms + lease, token)
+    redis.call('ZREM', KEYS[2], token)
+    local ttl = math.max(redis.call('PTTL', KEYS[1]), lease)
+    redis.call('SET', KEYS[1], 'p' .. permits .. ':' .. string.format('%.0f', last_fence), 'PX', ttl)
+    for _, key in ipairs({ KEYS[3], KEYS[5] }) do
+        if redis.call('PTTL', key) < ttl then
+            redis.call('PEXPIRE', key, ttl)
+        end
+    end
+    return fence
+end
+
 local current = redis.call('GET', KEYS[1])
+if ARGV[5] == PERMIT then
+    return acquire_permit(current)
+end
+if current and string.byte(current, 1) == PERMITS then
+    return mismatch(permits_of(current)) -- held with permits: a lock or read/write lock of the name is refused
+end
 local last_fence = 0
 if current then
     if string.byte(current, 1) == RESERVED then

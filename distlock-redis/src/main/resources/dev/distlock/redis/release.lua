@@ -1,9 +1,10 @@
 -- Releases a lock if, and only if, the caller still holds it, and hands it to the longest-waiting waiter; or
 -- undoes everything a request that gave up may hold.
--- KEYS[1] lock key, KEYS[2] waiters key, KEYS[3] readers key, KEYS[4] writer key (see acquire.lua)
+-- KEYS[1] lock key, KEYS[2] waiters key, KEYS[3] readers key, KEYS[4] writer key, KEYS[5] permits key (see
+-- acquire.lua)
 -- ARGV[1] the owner token of the acquisition (empty for 'f')
 -- ARGV[2] release channel, ARGV[3] the lock name, ARGV[4] hand-off window in ms
--- ARGV[5] 'w' release an exclusive lock, 'r' release a shared lock, 'c' the request gave up: forget its waiter
+-- ARGV[5] 'w' release an exclusive lock, 'r' release a shared lock, 'p' release a permit, 'c' the request gave up: forget its waiter
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
 --         reply never came), 'f' an operator's force release: whoever holds the lock loses it
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
@@ -11,9 +12,10 @@
 
 -- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value (see acquire.lua).
 -- They are part of the wire format that nodes of different versions share: never change them.
-local EXCLUSIVE, SHARED, CANCEL, FORCE = 'w', 'r', 'c', 'f' -- ARGV[5]
+local EXCLUSIVE, SHARED, PERMIT, CANCEL, FORCE = 'w', 'r', 'p', 'c', 'f' -- ARGV[5]
 local READERS = 'r'                             -- the lock key's value while readers hold it
 local RESERVED = 126                            -- string.byte('~'): the value starts with it while reserved
+local PERMITS = 112                             -- string.byte('p'): "p<permits>:<last token>" while permits are held
 local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
 
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
@@ -61,6 +63,62 @@ local function release_shared()
     return 1
 end
 
+-- The server time in ms, and in µs as a second value.
+local function now_ms()
+    local now = redis.call('TIME')
+    return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), tonumber(now[1]) * 1000000 + tonumber(now[2])
+end
+
+-- Reserves every free permit for the longest waiters, each with its token and for the hand-off window, and wakes
+-- each; the name's keys go once nobody holds a permit (see acquire.lua).
+local function hand_off_permits()
+    local current = redis.call('GET', KEYS[1])
+    if not current or string.byte(current, 1) ~= PERMITS then
+        return
+    end
+    local colon = string.find(current, ':', 1, true)
+    local permits, last = tonumber(string.sub(current, 2, colon - 1)), tonumber(string.sub(current, colon + 1))
+    local ms, us = now_ms()
+    local ended = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ms)
+    if #ended > 0 then
+        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ms)
+        redis.call('HDEL', KEYS[5], unpack(ended))
+    end
+    local free = permits - redis.call('ZCARD', KEYS[3])
+    if free > 0 then
+        for _, waiter in ipairs(redis.call('ZRANGE', KEYS[2], 0, free - 1)) do
+            last = math.max(last + 1, us)
+            redis.call('ZREM', KEYS[2], waiter)
+            redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. waiter)
+            redis.call('HSET', KEYS[5], waiter, string.format('%.0f', last))
+            redis.call('ZADD', KEYS[3], ms + tonumber(ARGV[4]), waiter)
+        end
+    end
+    if redis.call('ZCARD', KEYS[3]) == 0 then
+        redis.call('DEL', KEYS[1], KEYS[3], KEYS[5])
+        return
+    end
+    redis.call('SET', KEYS[1], 'p' .. permits .. ':' .. string.format('%.0f', last), 'KEEPTTL')
+    if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
+        redis.call('PEXPIRE', KEYS[1], ARGV[4])
+    end
+end
+
+-- Ends one permit holder's lease and passes its permit on; 0 when it no longer held one.
+local function release_permit()
+    local lease_end = redis.call('ZSCORE', KEYS[3], token)
+    if not lease_end then
+        return 0
+    end
+    redis.call('ZREM', KEYS[3], token)
+    redis.call('HDEL', KEYS[5], token)
+    hand_off_permits()
+    if tonumber(lease_end) <= now_ms() then
+        return 0
+    end
+    return 1
+end
+
 -- current: the lock key's value, known to start with "<token>:"
 local function release_exclusive(current, fence)
     local flagged = string.byte(current, -1) == FLAGGED
@@ -78,15 +136,23 @@ end
 if mode == SHARED then
     return release_shared()
 end
+if mode == PERMIT then
+    return release_permit()
+end
 local current = redis.call('GET', KEYS[1])
 if mode == FORCE then
     -- A reservation is nobody's hold yet: the waiter it is for takes the lock, and its token is above the last.
     if not current or string.byte(current, 1) == RESERVED then
         return 0
     end
+    if string.byte(current, 1) == PERMITS then
+        local held = redis.call('ZCOUNT', KEYS[3], '(' .. now_ms(), '+inf')
+        redis.call('DEL', KEYS[3], KEYS[5])
+        hand_off_permits()
+        return held > 0 and 1 or 0
+    end
     if current == READERS then
-        local now = redis.call('TIME')
-        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', (now_ms()))
         local readers = redis.call('ZCARD', KEYS[3])
         redis.call('DEL', KEYS[3])
         hand_off('0')
@@ -118,5 +184,7 @@ elseif string.sub(current, 1, #mine) == mine then
     release_exclusive(current, nil)
 elseif current == READERS then
     release_shared()
+elseif string.byte(current, 1) == PERMITS then
+    release_permit()
 end
 return 1

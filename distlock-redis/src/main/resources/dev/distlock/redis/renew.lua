@@ -1,30 +1,35 @@
 -- Renews many watchdog leases in one call, each only if its owner still holds it.
--- KEYS[2i - 1] the lock key and KEYS[2i] the readers key of lease i
--- ARGV[1] lease in ms; ARGV[2i] the owner token of lease i; ARGV[2i + 1] 'w' exclusive or 'r' shared
+-- KEYS[3i - 2] the lock key, KEYS[3i - 1] the readers key and KEYS[3i] the permits key of lease i
+-- ARGV[1] lease in ms; ARGV[2i] the owner token of lease i; ARGV[2i + 1] 'w' exclusive, 'r' shared or 'p' a permit
 -- Returns a list with 1 (renewed) or 0 (lost: expired or owned by another) per lease.
 -- The caller batches only keys of one Cluster slot (or any keys on a standalone/Sentinel master).
 
 -- The marker bytes (ScriptMarker on the Java side; see acquire.lua), part of the shared wire format.
-local SHARED = 'r'   -- ARGV[2i + 1]
+local SHARED, PERMIT = 'r', 'p' -- ARGV[2i + 1]
 local READERS = 'r'  -- the lock key's value while readers hold it
+local PERMITS = 112  -- string.byte('p'): the lock key's value starts with it while permit holders hold it
 
 local lease = tonumber(ARGV[1])
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local result = {}
-for i = 1, #KEYS / 2 do
-    local lock, readers, token = KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i]
+for i = 1, #KEYS / 3 do
+    local lock, readers, permits, token = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[2 * i]
+    local mode = ARGV[2 * i + 1]
     result[i] = 0
-    if ARGV[2 * i + 1] == SHARED then
+    if mode == SHARED or mode == PERMIT then
         local lease_end = redis.call('ZSCORE', readers, token)
-        -- The "r" marker must still be there: without it (evicted, deleted) a writer may have come in.
-        if lease_end and tonumber(lease_end) > now_ms and redis.call('GET', lock) == READERS then
+        -- The "r" (or "p...") marker must still be there: without it (evicted, deleted) a writer may have come in.
+        local marker = redis.call('GET', lock)
+        local marked = marker and (marker == READERS and mode == SHARED
+            or string.byte(marker, 1) == PERMITS and mode == PERMIT)
+        if lease_end and tonumber(lease_end) > now_ms and marked then
             redis.call('ZADD', readers, now_ms + lease, token)
-            if redis.call('PTTL', readers) < lease then
-                redis.call('PEXPIRE', readers, lease)
-            end
-            if redis.call('PTTL', lock) < lease then
-                redis.call('PEXPIRE', lock, lease) -- the "r" marker lives as long as the latest reader lease
+            local keys = mode == PERMIT and { readers, lock, permits } or { readers, lock }
+            for _, key in ipairs(keys) do
+                if redis.call('PTTL', key) < lease then
+                    redis.call('PEXPIRE', key, lease) -- the marker lives as long as the latest lease
+                end
             end
             result[i] = 1
         end

@@ -49,4 +49,30 @@ class ProcessCrashTests {
             history.assertConsistent();
         }
     }
+
+    @Test
+    void aPermitOfAKilledHolderIsFreeAgainWithinTheLease() throws Exception {
+        RedisServerProcess server = redisServers.start();
+        long leaseMillis = 1500;
+        LockOptions twoPermits = LockOptions.defaults().withPermits(2);
+        try (HolderJvm holder = HolderJvm.start(HolderProcess.class, String.valueOf(server.port()), "crash-pool",
+                String.valueOf(leaseMillis), "2"); LockNodes nodes = new LockNodes()) {
+            long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
+            StoreLockService node = nodes.node(server, "proc");
+            LockHandle other = node.lock("crash-pool", twoPermits);
+            assertThat(other.fencingToken()).isGreaterThan(holderToken);
+            assertThat(node.tryLock("crash-pool", twoPermits.withWaitTime(Duration.ZERO)))
+                    .as("both permits held, the killed holder's kept by its watchdog").isEmpty();
+
+            holder.kill();
+            long killed = System.nanoTime();
+            try (LockHandle freed = node.lock("crash-pool", twoPermits.withWaitTime(Duration.ofMillis(leaseMillis * 3)))) {
+                assertThat(Duration.ofNanos(System.nanoTime() - killed))
+                        .isLessThanOrEqualTo(Duration.ofMillis(leaseMillis + 1000));
+                assertThat(freed.fencingToken()).isGreaterThan(other.fencingToken());
+                assertThat(other.isHeld()).as("the survivor's own permit").isTrue();
+            }
+            other.unlock();
+        }
+    }
 }

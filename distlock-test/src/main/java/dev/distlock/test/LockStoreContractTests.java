@@ -15,10 +15,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
+import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
@@ -543,6 +545,102 @@ public abstract class LockStoreContractTests {
             assertThat(taken.fencingToken()).isGreaterThan(first.fencingToken());
             await().atMost(Duration.ofSeconds(10)).until(() -> !first.isHeld());
         }
+    }
+
+    @Test
+    void upToThePermitsHoldAtOnceWithTokensIncreasingInGrantOrder() throws Exception {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        assumePermits(a);
+        LockOptions three = LockOptions.defaults().withPermits(3).withWaitTime(Duration.ZERO);
+        LockHandle first = a.lock("pool", three);
+        LockHandle second = b.lock("pool", three);
+        LockHandle third = a.lock("pool", three);
+        assertThat(List.of(first, second, third)).extracting(LockHandle::fencingToken).isSorted()
+                .doesNotHaveDuplicates();
+        assertThat(b.tryLock("pool", three)).as("a fourth holder of three permits").isEmpty();
+        second.unlock();
+        Optional<LockHandle> fourth = b.tryLock("pool", three.withWaitTime(FREED_LOCK_WAIT));
+        assertThat(fourth).as("the permit freed by a release").isPresent();
+        assertThat(fourth.get().fencingToken()).isGreaterThan(third.fencingToken());
+        List.of(first, third, fourth.get()).forEach(LockHandle::unlock);
+
+        // Two nodes, four threads each, on two permits: never more than two inside, tokens in grant order.
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger mostInside = new AtomicInteger();
+        List<Long> grants = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                StoreLockService node = t % 2 == 0 ? a : b;
+                work.add(pool.submit(() -> {
+                    for (int i = 0; i < 5; i++) {
+                        try (LockHandle permit = node.lock("pool-load", LockOptions.defaults().withPermits(2)
+                                .withWaitTime(Duration.ofSeconds(20)))) {
+                            synchronized (grants) {
+                                grants.add(permit.fencingToken());
+                            }
+                            mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            Thread.onSpinWait();
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> done : work) {
+                done.get(60, TimeUnit.SECONDS);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(mostInside.get()).as("holders at once").isBetween(1, 2);
+        assertThat(grants).hasSize(40).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void callersWhoDisagreeOnThePermitsGetAnErrorNamingBothNumbers() {
+        StoreLockService a = node();
+        StoreLockService b = node();
+        if (!storeOf(a).supportsPermits()) {
+            assertThatThrownBy(() -> a.lock("pool", LockOptions.defaults().withPermits(3)))
+                    .isInstanceOf(LockException.class).hasMessageContaining("does not support permits");
+            return;
+        }
+        try (LockHandle held = a.lock("pool", LockOptions.defaults().withPermits(3))) {
+            assertThatThrownBy(() -> b.tryLock("pool", LockOptions.defaults().withPermits(2)))
+                    .isInstanceOf(LockException.class).hasMessageContaining("3 permits").hasMessageContaining("2");
+            assertThatThrownBy(() -> b.tryLock("pool", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                    .as("a plain lock of a name held with permits").isInstanceOf(LockException.class)
+                    .hasMessageContaining("3 permits").hasMessageContaining("asks for 1");
+        }
+        try (LockHandle plain = a.lock("plain")) {
+            assertThatThrownBy(() -> b.tryLock("plain", LockOptions.defaults().withPermits(2)))
+                    .isInstanceOf(LockException.class).hasMessageContaining("1 permit,")
+                    .hasMessageContaining("asks for 2");
+        }
+    }
+
+    @Test
+    void aPermitWhoseLeaseRanOutIsFreeAgain() {
+        StoreLockService crashed = node();
+        StoreLockService next = node();
+        assumePermits(crashed);
+        LockOptions two = LockOptions.defaults().withPermits(2);
+        // Never unlocked: a holder that died keeps its permits only until its fixed leases run out.
+        crashed.lock("pool-lease", two.withLeaseTime(Duration.ofMillis(800)));
+        crashed.lock("pool-lease", two.withLeaseTime(Duration.ofMillis(800)));
+        assertThat(next.tryLock("pool-lease", two.withWaitTime(Duration.ZERO))).isEmpty();
+        try (LockHandle freed = next.lock("pool-lease", two.withWaitTime(Duration.ofSeconds(10)))) {
+            assertThat(freed.isHeld()).isTrue();
+        }
+    }
+
+    private void assumePermits(StoreLockService node) {
+        Assumptions.assumeTrue(storeOf(node).supportsPermits(),
+                () -> storeOf(node) + " does not support permits yet: permit tests skipped");
     }
 
     @Test
