@@ -23,6 +23,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.annotation.LockedBeans.Async;
+import dev.distlock.annotation.LockedBeans.Exports;
 import dev.distlock.annotation.LockedBeans.Greeter;
 import dev.distlock.annotation.LockedBeans.KeyForms;
 import dev.distlock.annotation.LockedBeans.NightlyJob;
@@ -134,6 +135,36 @@ class DistributedLockTests {
                     .isGreaterThanOrEqualTo(DurationStyle.detectAndParse(NightlyJob.HOLD_AT_LEAST));
             two.run();
             assertThat(two.runs()).as("runs again once the time is up").isEqualTo(1);
+        }));
+    }
+
+    @Test
+    void permitsLetThatManyCallsInAtOnceAcrossTwoApplications() throws Exception {
+        InMemoryLockStore shared = new InMemoryLockStore();
+        runner(shared).run(first -> runner(shared).run(second -> {
+            Exports one = first.getBean(Exports.class);
+            Exports two = second.getBean(Exports.class);
+            Exports.active.set(0);
+            Exports.maxActive.set(0);
+            ExecutorService pool = Executors.newFixedThreadPool(6);
+            List<Long> tokens = new ArrayList<>();
+            try {
+                List<Future<Long>> calls = new ArrayList<>();
+                for (int i = 0; i < 30; i++) {
+                    Exports exports = (i % 2 == 0) ? one : two;
+                    calls.add(pool.submit(exports::export));
+                }
+                for (Future<Long> call : calls) {
+                    tokens.add(call.get(30, TimeUnit.SECONDS));
+                }
+            }
+            finally {
+                pool.shutdownNow();
+            }
+            assertThat(Exports.maxActive.get()).as("calls inside at once, on two permits").isEqualTo(2);
+            assertThat(tokens).as("a token per call").doesNotHaveDuplicates().hasSize(30);
+            assertThat(locks(first)).hasNoLockHeld();
+            assertThat(locks(second)).hasNoLockHeld();
         }));
     }
 

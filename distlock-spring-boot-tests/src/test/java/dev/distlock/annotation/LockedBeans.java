@@ -66,6 +66,11 @@ final class LockedBeans {
         }
 
         @Bean
+        Exports exports() {
+            return new Exports();
+        }
+
+        @Bean
         Inner inner() {
             return new Inner();
         }
@@ -210,6 +215,26 @@ final class LockedBeans {
             entered.countDown();
             release.await(10, TimeUnit.SECONDS);
             return currentLock();
+        }
+    }
+
+    /** Calls to a rate-limited API: at most two at once, across every instance. */
+    static class Exports {
+
+        static final AtomicInteger active = new AtomicInteger();
+
+        static final AtomicInteger maxActive = new AtomicInteger();
+
+        @DistributedLock(name = "export", permits = 2, waitTime = "30s")
+        public long export() throws InterruptedException {
+            maxActive.accumulateAndGet(active.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(5); // the protected call: the holders overlap while it runs
+                return LockContext.current().map(LockHandle::fencingToken).orElseThrow();
+            }
+            finally {
+                active.decrementAndGet();
+            }
         }
     }
 
