@@ -2,6 +2,8 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 
+import dev.distlock.spi.LockRequest;
+
 /**
  * The Redis keys of one lock name. All share one hash tag, so a lock's keys live in one Redis Cluster slot and its
  * scripts can touch them together; every key starts with the configured prefix and a colon.
@@ -42,9 +44,18 @@ final class LockKeys {
         return prefix + ":{#" + Integer.toHexString(name.hashCode()) + "}:" + name;
     }
 
-    /** @return all five keys, as the acquire and release scripts take them */
+    /** @return all five keys, as the acquire and release scripts take them (a force release may meet permits) */
     byte[][] all() {
         return new byte[][] { lock, waiters, readers, writer, permits };
+    }
+
+    /**
+     * @param request a request of this lock
+     * @return the keys its acquire and release scripts take: the permits key only for a request of permits (the
+     *         scripts touch it for permit holders alone), so a lock's calls carry no more than they need
+     */
+    byte[][] of(LockRequest request) {
+        return request.permitted() ? all() : new byte[][] { lock, waiters, readers, writer };
     }
 
     static byte[] channel(String prefix) {

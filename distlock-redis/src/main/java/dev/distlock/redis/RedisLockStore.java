@@ -136,15 +136,21 @@ public class RedisLockStore implements LockStore {
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        byte[][] args = { LuaScript.owner(request), LuaScript.arg(request.leaseMillis()),
-                LuaScript.arg(remainingWaitMillis), ScriptMarker.attempt(retry).wire(),
-                ScriptMarker.mode(request).wire(), LuaScript.arg(request.permits()) };
-        CompletableFuture<Attempt> attempt = !acknowledging
-                ? acquires.eval(LuaScript.ACQUIRE, keys.all(), args).thenApply(RedisLockStore::attempt)
+        byte[] owner = LuaScript.owner(request);
+        byte[] lease = LuaScript.arg(request.leaseMillis());
+        byte[] wait = LuaScript.arg(remainingWaitMillis);
+        byte[] attempt = ScriptMarker.attempt(retry).wire();
+        byte[] mode = ScriptMarker.mode(request).wire();
+        // The number of permits only for a request of permits: a lock's acquire carries no more than it needs.
+        byte[][] args = request.permitted()
+                ? new byte[][] { owner, lease, wait, attempt, mode, LuaScript.arg(request.permits()) }
+                : new byte[][] { owner, lease, wait, attempt, mode };
+        CompletableFuture<Attempt> answer = !acknowledging
+                ? acquires.eval(LuaScript.ACQUIRE, keys.of(request), args).thenApply(RedisLockStore::attempt)
                 : acquires.node(keys.lock).thenCompose(node -> node.onlineReplicas()
                         .thenCompose(online -> attemptAcknowledged(request, node, keys, args,
                                 config.minReplicas().required(online))));
-        return attempt.exceptionallyCompose(error -> {
+        return answer.exceptionallyCompose(error -> {
             int heldWith = RedisErrors.permitsHeldWith(error);
             return CompletableFuture.failedFuture(heldWith > 0 ? request.permitsMismatch(heldWith) : error);
         });
@@ -164,7 +170,7 @@ public class RedisLockStore implements LockStore {
      */
     private CompletableFuture<Attempt> attemptAcknowledged(LockRequest request, RedisNode node, LockKeys keys,
             byte[][] args, int required) {
-        CompletableFuture<Attempt> reply = node.eval(LuaScript.ACQUIRE, keys.all(), args)
+        CompletableFuture<Attempt> reply = node.eval(LuaScript.ACQUIRE, keys.of(request), args)
                 .thenApply(RedisLockStore::attempt);
         if (required == 0) {
             return reply;
@@ -203,7 +209,7 @@ public class RedisLockStore implements LockStore {
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        return acquires.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request),
+        return acquires.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request), channel, name(request),
                 HANDOFF_WINDOW, ScriptMarker.CANCEL.wire()).thenApply(reply -> null);
     }
 
@@ -211,7 +217,7 @@ public class RedisLockStore implements LockStore {
     public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        return runner.eval(LuaScript.RELEASE, keys.all(), LuaScript.owner(request), channel, name(request),
+        return runner.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request), channel, name(request),
                 HANDOFF_WINDOW, ScriptMarker.mode(request).wire(), LuaScript.arg(lease.fencingToken()))
                 .thenApply(reply -> (Long) reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }

@@ -17,8 +17,9 @@
 -- ARGV[3] ms the caller is still prepared to wait (0 = last attempt, not recorded as a waiter)
 -- ARGV[4] '1' when the caller was refused before, '0' on its first attempt
 -- KEYS[5] permits key   "<prefix>:{<name>}:permits"  hash: owner token -> fencing token of each permit holder
+--                       (passed with a request of permits only)
 -- ARGV[5] 'w' exclusive, 'r' shared, 'p' one of several permits
--- ARGV[6] the number of permits of the name (1 for a lock; every caller of a name must ask with the same number)
+-- ARGV[6] for 'p': the number of permits of the name (every caller of a name must ask with the same number)
 -- Returns the fencing token (> 0) when acquired, else -(ms after which trying again makes sense) (at most -1); an
 -- error reply "DISTLOCK_PERMITS <n>" when the name is held with another number of permits (n; 1 for a lock).
 --

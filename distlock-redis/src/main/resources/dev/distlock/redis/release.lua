@@ -1,7 +1,7 @@
 -- Releases a lock if, and only if, the caller still holds it, and hands it to the longest-waiting waiter; or
 -- undoes everything a request that gave up may hold.
 -- KEYS[1] lock key, KEYS[2] waiters key, KEYS[3] readers key, KEYS[4] writer key, KEYS[5] permits key (see
--- acquire.lua)
+-- acquire.lua; passed for a request of permits and for 'f', whose paths are the only ones that touch it)
 -- ARGV[1] the owner token of the acquisition (empty for 'f')
 -- ARGV[2] release channel, ARGV[3] the lock name, ARGV[4] hand-off window in ms
 -- ARGV[5] 'w' release an exclusive lock, 'r' release a shared lock, 'p' release a permit, 'c' the request gave up: forget its waiter
