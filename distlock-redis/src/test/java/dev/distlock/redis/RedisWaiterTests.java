@@ -93,6 +93,58 @@ class RedisWaiterTests {
     }
 
     @Test
+    void permitWaitersAreServedInArrivalOrderAcrossNodes() throws Exception {
+        StoreLockService holders = node();
+        StoreLockService first = node();
+        StoreLockService second = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        LockOptions two = LockOptions.defaults().withPermits(2).withWaitTime(Duration.ofSeconds(20));
+        LockHandle a = holders.lock("pool", two);
+        LockHandle b = holders.lock("pool", two);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<LockHandle> early = pool.submit(() -> first.lock("pool", two));
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("wait:{pool}:waiters") == 1);
+            Future<LockHandle> late = pool.submit(() -> second.lock("pool", two));
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("wait:{pool}:waiters") == 2);
+
+            a.unlock();
+            LockHandle firstServed = early.get(10, TimeUnit.SECONDS);
+            assertThat(late).as("the later waiter still waits: one permit freed").isNotDone();
+            assertThat(firstServed.fencingToken()).isGreaterThan(b.fencingToken());
+            b.unlock();
+            LockHandle secondServed = late.get(10, TimeUnit.SECONDS);
+            assertThat(secondServed.fencingToken()).isGreaterThan(firstServed.fencingToken());
+            firstServed.unlock();
+            secondServed.unlock();
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(redis.hasKey("wait:{pool}")).as("no key left once nobody holds a permit").isFalse();
+        assertThat(redis.hasKey("wait:{pool}:permits")).isFalse();
+    }
+
+    @Test
+    void deadPermitWaitersWhoseHoldersDiedTooLeaveTheLine() {
+        StoreLockService node = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        // An instance died holding both permits (fixed leases, never renewed) with two of its threads in line.
+        LockOptions two = LockOptions.defaults().withPermits(2);
+        node.lock("orphaned", two.withLeaseTime(Duration.ofMillis(300)));
+        node.lock("orphaned", two.withLeaseTime(Duration.ofMillis(300)));
+        redis.opsForZSet().add("wait:{orphaned}:waiters", "gone0000000000000000001", 1);
+        redis.opsForZSet().add("wait:{orphaned}:waiters", "gone0000000000000000002", 2);
+        // No release ever comes: a newcomer still gets a permit once the dead waiters' reservations ran out.
+        try (LockHandle newcomer = nodes.node(server, config, LockNodes.redisConfig("wait")).lock("orphaned",
+                two.withWaitTime(Duration.ofSeconds(10)))) {
+            assertThat(newcomer.isHeld()).isTrue();
+            assertThat(redis.opsForZSet().size("wait:{orphaned}:waiters")).as("the dead waiters left the line")
+                    .isZero();
+        }
+    }
+
+    @Test
     void anInterruptedWaiterLeavesTheQueue() throws Exception {
         StoreLockService a = node();
         StoreLockService b = node();
