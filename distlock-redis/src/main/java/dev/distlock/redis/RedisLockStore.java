@@ -31,7 +31,7 @@ import org.springframework.util.ClassUtils;
  * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
  * the release channel ({@link ReleaseSubscriber}). A cancel is the same script undoing whatever the request holds
  * or registered, and a force release the same script without the owner check.</li>
- * <li>Permits ({@link #supportsPermits()}): the lock key says how many ({@code p<permits>:<last token>}), the holders
+ * <li>Permits ({@link #supportsPermits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
  * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
  * freed permit for the longest waiter as it does a lock. A request with another number of permits than the holders'
  * is refused with {@link dev.distlock.LockException} naming both.</li>

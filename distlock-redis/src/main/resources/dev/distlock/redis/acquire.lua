@@ -5,7 +5,7 @@
 --                                                          so its release must hand the lock over
 --                       "r"                               readers hold it (until the latest reader lease ends)
 --                       "~<owner token>:<fencing token>"  a release reserved it for that waiter (see release.lua)
---                       "p<permits>:<last fencing token>" permit holders hold it (a semaphore, see below)
+--                       "#<permits>:<last fencing token>" permit holders hold it (a semaphore, see below)
 --                       absent                            free
 -- KEYS[2] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> arrival (server µs)
 -- KEYS[3] readers key   "<prefix>:{<name>}:readers" sorted set: owner token -> end of its lease (server ms)
@@ -34,7 +34,8 @@
 local FIRST, RETRY = '0', '1'        -- ARGV[4]
 local EXCLUSIVE, SHARED, PERMIT = 'w', 'r', 'p' -- ARGV[5]
 local READERS = 'r'                  -- the lock key's value while readers hold it
-local PERMITS = 112                  -- string.byte('p'): the value starts with it while permit holders hold it
+local PERMITS = 35                   -- string.byte('#'): the value starts with it while permit holders hold it
+                                     -- (owner tokens are base64url: none starts with '#', '~' or is 'r')
 local RESERVED = 126                 -- string.byte('~'): the value starts with it while reserved for a waiter
 local FLAGGED = 43                   -- string.byte('+'): the value ends with it while someone waits
 
@@ -144,7 +145,7 @@ local function acquire_permit(current)
                 redis.call('HSET', KEYS[5], waiter, string.format('%.0f', last_fence))
                 redis.call('ZADD', KEYS[3], now_ms + UNANNOUNCED_RESERVATION_MS, waiter)
             end
-            redis.call('SET', KEYS[1], 'p' .. permits .. ':' .. string.format('%.0f', last_fence), 'PX',
+            redis.call('SET', KEYS[1], '#' .. permits .. ':' .. string.format('%.0f', last_fence), 'PX',
                 math.max(redis.call('PTTL', KEYS[1]), UNANNOUNCED_RESERVATION_MS))
             for _, key in ipairs({ KEYS[3], KEYS[5] }) do
                 if redis.call('PTTL', key) < UNANNOUNCED_RESERVATION_MS then
@@ -171,7 +172,7 @@ local function acquire_permit(current)
     redis.call('ZADD', KEYS[3], now_ms + lease, token)
     redis.call('ZREM', KEYS[2], token)
     local ttl = math.max(redis.call('PTTL', KEYS[1]), lease)
-    redis.call('SET', KEYS[1], 'p' .. permits .. ':' .. string.format('%.0f', last_fence), 'PX', ttl)
+    redis.call('SET', KEYS[1], '#' .. permits .. ':' .. string.format('%.0f', last_fence), 'PX', ttl)
     for _, key in ipairs({ KEYS[3], KEYS[5] }) do
         if redis.call('PTTL', key) < ttl then
             redis.call('PEXPIRE', key, ttl)

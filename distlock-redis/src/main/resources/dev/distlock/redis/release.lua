@@ -15,7 +15,7 @@
 local EXCLUSIVE, SHARED, PERMIT, CANCEL, FORCE = 'w', 'r', 'p', 'c', 'f' -- ARGV[5]
 local READERS = 'r'                             -- the lock key's value while readers hold it
 local RESERVED = 126                            -- string.byte('~'): the value starts with it while reserved
-local PERMITS = 112                             -- string.byte('p'): "p<permits>:<last token>" while permits are held
+local PERMITS = 35                              -- string.byte('#'): "#<permits>:<last token>" while permits are held
 local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
 
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
@@ -98,7 +98,7 @@ local function hand_off_permits()
         redis.call('DEL', KEYS[1], KEYS[3], KEYS[5])
         return
     end
-    redis.call('SET', KEYS[1], 'p' .. permits .. ':' .. string.format('%.0f', last), 'KEEPTTL')
+    redis.call('SET', KEYS[1], '#' .. permits .. ':' .. string.format('%.0f', last), 'KEEPTTL')
     if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
         redis.call('PEXPIRE', KEYS[1], ARGV[4])
     end

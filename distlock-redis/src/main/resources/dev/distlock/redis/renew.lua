@@ -7,7 +7,7 @@
 -- The marker bytes (ScriptMarker on the Java side; see acquire.lua), part of the shared wire format.
 local SHARED, PERMIT = 'r', 'p' -- ARGV[2i + 1]
 local READERS = 'r'  -- the lock key's value while readers hold it
-local PERMITS = 112  -- string.byte('p'): the lock key's value starts with it while permit holders hold it
+local PERMITS = 35   -- string.byte('#'): the lock key's value starts with it while permit holders hold it
 
 local lease = tonumber(ARGV[1])
 local now = redis.call('TIME')
@@ -19,7 +19,7 @@ for i = 1, #KEYS / 3 do
     result[i] = 0
     if mode == SHARED or mode == PERMIT then
         local lease_end = redis.call('ZSCORE', readers, token)
-        -- The "r" (or "p...") marker must still be there: without it (evicted, deleted) a writer may have come in.
+        -- The "r" (or "#...") marker must still be there: without it (evicted, deleted) a writer may have come in.
         local marker = redis.call('GET', lock)
         local marked = marker and (marker == READERS and mode == SHARED
             or string.byte(marker, 1) == PERMITS and mode == PERMIT)

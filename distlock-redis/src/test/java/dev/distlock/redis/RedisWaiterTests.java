@@ -126,6 +126,21 @@ class RedisWaiterTests {
     }
 
     @Test
+    void aHolderWhoseOwnerTokenStartsWithAnyLetterIsALockHolderNotPermits() {
+        StoreLockService node = node();
+        StringRedisTemplate redis = nodes.redis(server);
+        // Owner tokens are base64url: any letter may come first, and only a '#' marks a name held with permits.
+        for (String first : List.of("p", "r", "w", "c", "f", "-", "_")) {
+            redis.opsForValue().set("wait:{held-" + first + "}", first + "Zm9vYmFyYmF6cXV4MDEyMw:1700000000000000",
+                    Duration.ofSeconds(30));
+            assertThat(node.tryLock("held-" + first, LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                    .as("a lock held by a token starting with '%s'", first).isEmpty();
+            assertThatThrownBy(() -> node.tryLock("held-" + first, LockOptions.defaults().withPermits(2)))
+                    .isInstanceOf(LockException.class).hasMessageContaining("1 permit,");
+        }
+    }
+
+    @Test
     void deadPermitWaitersWhoseHoldersDiedTooLeaveTheLine() {
         StoreLockService node = node();
         StringRedisTemplate redis = nodes.redis(server);
