@@ -375,6 +375,18 @@ public class QuorumLockStore implements LockStore {
         return nodes.stream().allMatch(LockStore::tokensFollowClock);
     }
 
+    /**
+     * @return false, whatever the nodes support: a majority of grants cannot bound permits. Each node grants a name
+     *         to at most n holders, yet with three nodes and two permits three holders can each win two nodes (one
+     *         on nodes 1 and 2, one on 2 and 3, one on 1 and 3). Bounding n permits on N nodes would take grants on
+     *         more than N·n/(n+1) nodes — all three of three for two permits — so locking would stop with one node
+     *         down, which is what a quorum is for. The engine refuses permits here with a {@code LockException}.
+     */
+    @Override
+    public boolean supportsPermits() {
+        return false;
+    }
+
     /** Closes every node, also when one of them fails to close. */
     @Override
     public void close() {
