@@ -22,6 +22,8 @@ public class DistributedLockMethodValidator implements BeanPostProcessor {
 
     private volatile @Nullable String firstAnnotatedMethod;
 
+    private volatile @Nullable String firstMethodWithPermits;
+
     /**
      * @param operationSource the source whose parsing is validated (and whose cache this fills)
      */
@@ -37,8 +39,17 @@ public class DistributedLockMethodValidator implements BeanPostProcessor {
         }
         try {
             ReflectionUtils.doWithMethods(targetClass, method -> {
-                if (operationSource.hasOperation(method, targetClass) && firstAnnotatedMethod == null) {
-                    firstAnnotatedMethod = targetClass.getName() + "." + method.getName();
+                LockOperation operation = operationSource.getOperation(method, targetClass);
+                if (operation == null) {
+                    return;
+                }
+                String where = targetClass.getName() + "." + method.getName();
+                if (firstAnnotatedMethod == null) {
+                    firstAnnotatedMethod = where;
+                }
+                int permits = operation.options().permits();
+                if (permits > 1 && firstMethodWithPermits == null) {
+                    firstMethodWithPermits = "@DistributedLock(permits = " + permits + ") on " + where;
                 }
             }, method -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class);
         }
@@ -51,5 +62,13 @@ public class DistributedLockMethodValidator implements BeanPostProcessor {
     /** @return an annotated method of the beans validated so far ({@code Class.method}), if there is one */
     public Optional<String> annotatedMethod() {
         return Optional.ofNullable(firstAnnotatedMethod);
+    }
+
+    /**
+     * @return an annotated method of the beans validated so far that asks for permits, as
+     *         {@code @DistributedLock(permits = n) on Class.method}, if there is one
+     */
+    public Optional<String> methodWithPermits() {
+        return Optional.ofNullable(firstMethodWithPermits);
     }
 }

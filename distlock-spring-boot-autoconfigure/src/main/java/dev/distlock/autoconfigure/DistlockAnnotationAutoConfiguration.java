@@ -8,6 +8,7 @@ import dev.distlock.annotation.DistributedLockInterceptor;
 import dev.distlock.annotation.DistributedLockMethodValidator;
 import dev.distlock.annotation.LockOperationSource;
 import dev.distlock.annotation.TransactionOrderVerifier;
+import dev.distlock.spi.LockStore;
 
 import org.springframework.aop.Advisor;
 import org.springframework.aop.config.AopConfigUtils;
@@ -118,6 +119,20 @@ public class DistlockAnnotationAutoConfiguration {
     static LockServiceRequiredVerifier distlockLockServiceRequiredVerifier(DistributedLockMethodValidator validator,
             ObjectProvider<LockService> lockServices) {
         return new LockServiceRequiredVerifier(validator, lockServices);
+    }
+
+    /**
+     * Fails start-up when an annotated method asks for permits of a store that has none.
+     *
+     * @param validator the validator that saw the annotated methods
+     * @param stores the lock store, if any
+     * @return the check
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static PermitsSupportVerifier distlockPermitsSupportVerifier(DistributedLockMethodValidator validator,
+            ObjectProvider<LockStore> stores) {
+        return new PermitsSupportVerifier(validator, stores);
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.distlock.annotation.TransactionOrderVerifier;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
+import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +84,33 @@ class DistlockAnnotationAutoConfigurationTests {
     void severalStoresOnTheClassPathWithoutDistlockStoreFailStartUpNamingTheProperty() {
         runner().withPropertyValues("distlock.store=cassandra").run(context -> assertThat(context).hasFailed()
                 .getFailure().rootCause().hasMessageContaining("distlock.store=cassandra"));
+    }
+
+    @Test
+    void permitsOnAStoreWithoutThemFailStartUpNamingTheMethod() {
+        runner().withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class)).withBean(Pool.class)
+                .run(context -> assertThat(context).hasNotFailed());
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+                        DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
+                        DistlockAnnotationAutoConfiguration.class))
+                .withBean(LockStore.class, () -> new ForwardingLockStore(new InMemoryLockStore()) {
+                    @Override
+                    public boolean supportsPermits() {
+                        return false; // as a quorum store
+                    }
+                }).withBean(Pool.class)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasMessageContaining("@DistributedLock(permits = 3) on " + Pool.class.getName() + ".work")
+                        .hasMessageContaining("needs a lock store with permits"));
+    }
+
+    /** A bean whose locked method asks for three permits. */
+    static class Pool {
+
+        @DistributedLock(name = "pool", permits = 3)
+        public void work() {
+        }
     }
 
     /** A bean with a locked method. */
