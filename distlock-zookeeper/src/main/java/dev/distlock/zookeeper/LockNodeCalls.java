@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The ZooKeeper calls on lock nodes, each answering a stage ({@link ZooKeeperCalls}): create with a pipelined
- * listing, list, watch a predecessor or a held node, delete.
+ * listing, list, watch a predecessor, a permit waiter's line or a held node, delete.
  */
 final class LockNodeCalls {
 
@@ -55,7 +55,7 @@ final class LockNodeCalls {
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> created = calls.send(cb -> client.create().storingStatIn(stat)
                 .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .inBackground(cb).forPath(lockPath + "/" + LockPaths.nodeName(request.shared()), NO_DATA), what);
+                .inBackground(cb).forPath(lockPath + "/" + LockPaths.nodeName(request), NO_DATA), what);
         CompletableFuture<CuratorEvent> listed = calls.send(cb -> client.getChildren().inBackground(cb)
                 .forPath(lockPath), what, Code.NONODE);
         CompletableFuture<Stat> known = created.thenCompose(event -> {
@@ -109,6 +109,21 @@ final class LockNodeCalls {
                     }
                     return true;
                 });
+    }
+
+    /**
+     * Watches the whole line of a permit waiter's name and lists it in the same call: any node leaving (or coming)
+     * wakes the waiters of that name on this client ({@link NodeRegistry#childrenChanged}). A permit is freed by
+     * whichever holder leaves first, so no single node to watch would do; ZooKeeper keeps one children watch per
+     * path and client, however many waiters set it.
+     *
+     * @return the children, listed when the watch was set: the waiter must judge its position on them, since a
+     *         change before the watch wakes nobody
+     */
+    CompletableFuture<List<String>> watchLine(LockNode node, String what) {
+        registry.waitOn(node, node.lockPath);
+        return calls.send(cb -> client.getChildren().usingWatcher(registry).inBackground(cb).forPath(node.lockPath),
+                what, Code.NONODE).thenApply(event -> event.getChildren() != null ? event.getChildren() : List.of());
     }
 
     private CompletableFuture<Stat> stat(String path, String what) {

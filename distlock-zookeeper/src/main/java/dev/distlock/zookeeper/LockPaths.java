@@ -2,6 +2,8 @@ package dev.distlock.zookeeper;
 
 import java.nio.charset.StandardCharsets;
 
+import dev.distlock.spi.LockRequest;
+
 /**
  * Where the nodes of a lock live: {@code <base-path>/<encoded lock name>/<node>}, and what a node's name says.
  * <p>
@@ -12,6 +14,10 @@ import java.nio.charset.StandardCharsets;
  * Node names follow Curator's {@code InterProcessReadWriteLock}: {@code __WRIT__} for exclusive requests and
  * {@code __READ__} for readers, after Curator's protection prefix ({@code _c_<uuid>-}) and before the 10-digit
  * sequence ZooKeeper appends; so a Curator read/write lock on the same path and distlock exclude each other.
+ * <p>
+ * A request for one of several permits names its node {@code __PERMITS_<n>__} (for example
+ * {@code __PERMITS_3__0000000004}): every caller then sees from the line alone with how many permits the name is held
+ * or awaited, without a node of its own to read. Curator knows no such name; a name with permits is distlock's own.
  */
 final class LockPaths {
 
@@ -20,6 +26,11 @@ final class LockPaths {
 
     /** The name part of a reader's node (Curator's read-lock name). */
     static final String READ = "__READ__";
+
+    /** The start of the name part of a permit request's node, followed by the permits and {@link #PERMITS_END}. */
+    static final String PERMITS = "__PERMITS_";
+
+    private static final String PERMITS_END = "__";
 
     private static final int SEQUENCE_DIGITS = 10;
 
@@ -69,9 +80,16 @@ final class LockPaths {
                 && !(c >= '\ud800' && c <= '\uf8ff') && !(c >= '\ufff0');
     }
 
-    /** @return the name ZooKeeper gets for a new node of that kind, before protection prefix and sequence */
-    static String nodeName(boolean shared) {
-        return shared ? READ : WRITE;
+    /**
+     * @param request the request
+     * @return the name ZooKeeper gets for the request's new node, before protection prefix and sequence: Curator's
+     *         read or write name for a lock, {@code __PERMITS_<n>__} for one of several permits
+     */
+    static String nodeName(LockRequest request) {
+        if (request.permitted()) {
+            return PERMITS + request.permits() + PERMITS_END;
+        }
+        return request.shared() ? READ : WRITE;
     }
 
     /**
@@ -97,5 +115,31 @@ final class LockPaths {
     /** @return whether the child is a reader's node */
     static boolean isRead(String child) {
         return child.startsWith(READ, child.length() - SEQUENCE_DIGITS - READ.length());
+    }
+
+    /**
+     * @param child a lock node's name (its {@link #sequence} is not -1)
+     * @return the permits its request asked for: the number in {@code __PERMITS_<n>__}, 1 for any other node (a
+     *         lock: distlock's or Curator's reader or writer, or another Curator lock on the same path)
+     */
+    static int permits(String child) {
+        int end = child.length() - SEQUENCE_DIGITS - PERMITS_END.length();
+        if (end < 0 || !child.startsWith(PERMITS_END, end)) {
+            return 1;
+        }
+        int start = child.lastIndexOf(PERMITS, end);
+        if (start < 0) {
+            return 1;
+        }
+        int permits = 0;
+        for (int i = start + PERMITS.length(); i < end; i++) {
+            char c = child.charAt(i);
+            if (c < '0' || c > '9' || permits > (Integer.MAX_VALUE - 9) / 10) {
+                return 1;
+            }
+            permits = permits * 10 + (c - '0');
+        }
+        // "__PERMITS___" and "__PERMITS_0__" are no permit nodes distlock makes: count them as locks.
+        return Math.max(permits, 1);
     }
 }

@@ -16,9 +16,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The nodes this store made and what it hears about them: the one {@link Watcher} of the store (on waiters'
- * predecessors and on held nodes) and the session's state. It turns ZooKeeper's news into engine events:
+ * predecessors, on the lines of permit waiters and on held nodes) and the session's state. It turns ZooKeeper's
+ * news into engine events:
  * <ul>
  * <li>a watched predecessor deleted → {@link StoreEvents#released} for the waiter behind it, which tries at once;</li>
+ * <li>the children of a watched line changed → {@link StoreEvents#released} for every permit waiter of that name on
+ * this client, which look again;</li>
  * <li>a held node deleted (by an operator, or data loss) → {@link StoreEvents#leaseLost};</li>
  * <li>the session {@link ConnectionState#SUSPENDED} → every lease reads as not held until it is back;</li>
  * <li>the session {@link ConnectionState#LOST} → every held lease is lost (the server deletes ephemeral nodes of an
@@ -82,11 +85,15 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
         return true;
     }
 
-    /** Registers the waiter behind a predecessor before the watch is set, so no deletion goes unheard. */
-    void waitOn(LockNode node, String predecessorPath) {
+    /**
+     * Registers a waiter on the path it watches before the watch is set, so no news goes unheard: a predecessor's
+     * path (its deletion), or the lock's own path for a permit waiter (a change of its children). The two never
+     * share a path: a lock's path is the parent of its nodes' paths.
+     */
+    void waitOn(LockNode node, String watchedPath) {
         stopWaiting(node);
-        node.watching = predecessorPath;
-        waitersOn.computeIfAbsent(predecessorPath, path -> ConcurrentHashMap.newKeySet()).add(node);
+        node.watching = watchedPath;
+        waitersOn.computeIfAbsent(watchedPath, path -> ConcurrentHashMap.newKeySet()).add(node);
     }
 
     void stopWaiting(LockNode node) {
@@ -100,8 +107,16 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
 
     @Override
     public void process(WatchedEvent event) {
-        if (event.getType() == Event.EventType.NodeDeleted && event.getPath() != null) {
-            deleted(event.getPath());
+        String path = event.getPath();
+        if (path == null) {
+            return;
+        }
+        switch (event.getType()) {
+            case NodeDeleted -> deleted(path);
+            case NodeChildrenChanged -> childrenChanged(path);
+            default -> {
+                // Data changes are not watched for (no lock node's data ever changes); the rest is session news.
+            }
         }
     }
 
@@ -113,7 +128,19 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
                     own.request.name());
             events.leaseLost(own.owner());
         }
-        Set<LockNode> waiters = waitersOn.remove(path);
+        wake(path);
+    }
+
+    /**
+     * A node of a lock came or went: the permit waiters of that lock look again. ZooKeeper sends this once per
+     * watch; each waiter that still waits sets it again as it lists the line.
+     */
+    void childrenChanged(String lockPath) {
+        wake(lockPath);
+    }
+
+    private void wake(String watchedPath) {
+        Set<LockNode> waiters = waitersOn.remove(watchedPath);
         if (waiters != null) {
             for (LockNode waiter : waiters) {
                 waiter.watching = null;

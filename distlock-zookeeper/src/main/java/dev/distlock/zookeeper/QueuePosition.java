@@ -6,21 +6,36 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a request's node stands among the nodes of its lock, in ZooKeeper's sequence order, and which node it must
- * wait for — the read/write rules of Curator's {@code InterProcessReadWriteLock}:
+ * Where a request's node stands among the nodes of its lock, in ZooKeeper's sequence order, and what it must wait
+ * for. A node's name says what its request is ({@link LockPaths}). Locks follow the read/write rules of Curator's
+ * {@code InterProcessReadWriteLock}:
  * <ul>
  * <li>an exclusive request holds the lock when no node precedes it, else it waits for its immediate predecessor;</li>
  * <li>a reader holds it when no exclusive node precedes it (readers share), else it waits for the nearest exclusive
  * node before it.</li>
  * </ul>
- * Each waiter watches one node, never the whole parent: a release wakes one waiter (or the readers right behind a
- * writer), not the herd. When the watched node goes, the waiter looks again — the predecessor may have given up
+ * Each lock waiter watches one node, never the whole parent: a release wakes one waiter (or the readers right behind
+ * a writer), not the herd. When the watched node goes, the waiter looks again — the predecessor may have given up
  * while nodes before it still wait.
+ * <p>
+ * Permits (a request of one of {@code n}, node {@code __PERMITS_<n>__}) form a FIFO semaphore on the same line:
+ * <ul>
+ * <li>the request holds a permit when fewer than {@code n} nodes precede it: the first {@code n} nodes in line hold
+ * the name, the rest wait in arrival order;</li>
+ * <li>a waiter watches the whole line ({@link Standing#WAITING_FOR_A_PERMIT}): the permit it waits for is freed by
+ * whichever of the nodes before it leaves first.</li>
+ * </ul>
+ * Every caller of a name must ask with the same permits (1 for a lock of any type): a request whose node finds an
+ * earlier node in line with other permits is {@link Standing#MISMATCHED}, whether that node holds or waits. Only
+ * earlier nodes count: a caller never fails because of one that came after it, and the holders of a name always
+ * agree with each other (the later of any two saw the earlier one in line).
  *
  * @param standing where the request's node stands
  * @param predecessor the child to watch when {@link Standing#WAITING}
+ * @param heldWith the permits of the earliest node in line that disagrees, when {@link Standing#MISMATCHED}; else
+ *        0
  */
-record QueuePosition(Standing standing, @Nullable String predecessor) {
+record QueuePosition(Standing standing, @Nullable String predecessor, int heldWith) {
 
     /** Where a request's node stands in its lock's line. */
     enum Standing {
@@ -28,59 +43,89 @@ record QueuePosition(Standing standing, @Nullable String predecessor) {
         /** The node is not among the children: it is gone (deleted behind the request's back). */
         GONE,
 
-        /** The request holds the lock. */
+        /** An earlier node in line asks for other permits: the request fails (see {@link #heldWith()}). */
+        MISMATCHED,
+
+        /** The request holds the lock, or one of its permits. */
         GRANTED,
 
-        /** The request waits for {@link QueuePosition#predecessor()}. */
-        WAITING
+        /** The lock request waits for {@link QueuePosition#predecessor()}. */
+        WAITING,
+
+        /** The permit request waits for any node before it to leave. */
+        WAITING_FOR_A_PERMIT
     }
 
-    private static final QueuePosition GONE = new QueuePosition(Standing.GONE, null);
+    private static final QueuePosition GONE = new QueuePosition(Standing.GONE, null, 0);
 
-    private static final QueuePosition GRANTED = new QueuePosition(Standing.GRANTED, null);
+    private static final QueuePosition GRANTED = new QueuePosition(Standing.GRANTED, null, 0);
+
+    private static final QueuePosition WAITING_FOR_A_PERMIT = new QueuePosition(Standing.WAITING_FOR_A_PERMIT, null,
+            0);
 
     /**
      * @param children the children of the lock node, in any order
-     * @param own the request's node name
-     * @param shared whether the request is a reader
+     * @param own the request's node name, which says whether it is a reader, a writer or a permit request
      * @return its position
      */
-    static QueuePosition of(List<String> children, String own, boolean shared) {
+    static QueuePosition of(List<String> children, String own) {
         long ownSequence = LockPaths.sequence(own);
+        int ownPermits = LockPaths.permits(own);
+        boolean shared = LockPaths.isRead(own);
         boolean found = false;
+        int before = 0;
         String blocker = null;
         long blockerSequence = -1;
+        String firstMismatch = null;
+        long firstMismatchSequence = Long.MAX_VALUE;
         for (String child : children) {
             if (child.equals(own)) {
                 found = true;
                 continue;
             }
             long sequence = LockPaths.sequence(child);
-            if (sequence < 0 || sequence >= ownSequence || (shared && LockPaths.isRead(child))) {
+            if (sequence < 0 || sequence >= ownSequence) {
                 continue;
             }
-            if (sequence > blockerSequence) { // the nearest blocking node before ours
-                blocker = child;
-                blockerSequence = sequence;
+            before++;
+            if (LockPaths.permits(child) != ownPermits && sequence < firstMismatchSequence) {
+                firstMismatch = child;
+                firstMismatchSequence = sequence;
             }
+            if ((shared && LockPaths.isRead(child)) || sequence <= blockerSequence) {
+                continue;
+            }
+            blocker = child; // the nearest blocking node before ours, for a lock
+            blockerSequence = sequence;
         }
         if (!found) {
             return GONE;
         }
-        return blocker == null ? GRANTED : new QueuePosition(Standing.WAITING, blocker);
+        if (firstMismatch != null) {
+            return new QueuePosition(Standing.MISMATCHED, null, LockPaths.permits(firstMismatch));
+        }
+        if (ownPermits > 1) {
+            return before < ownPermits ? GRANTED : WAITING_FOR_A_PERMIT;
+        }
+        return blocker == null ? GRANTED : new QueuePosition(Standing.WAITING, blocker, 0);
     }
 
     /**
      * @param children the children of the lock node, in any order
-     * @return the nodes that hold the lock now: the first node when it is exclusive, else the readers before the
-     *         first exclusive node
+     * @return the nodes that hold the name now: the first {@code n} nodes when the first one asks for {@code n}
+     *         permits, the first node when it is exclusive, else the readers before the first exclusive node
      */
     static List<String> holders(List<String> children) {
         List<String> inLine = children.stream().filter(child -> LockPaths.sequence(child) >= 0)
                 .sorted(Comparator.comparingLong(LockPaths::sequence)).toList();
-        if (inLine.isEmpty() || !LockPaths.isRead(inLine.get(0))) {
-            return inLine.isEmpty() ? List.of() : List.of(inLine.get(0));
+        if (inLine.isEmpty()) {
+            return List.of();
         }
-        return inLine.stream().takeWhile(LockPaths::isRead).toList();
+        String first = inLine.get(0);
+        if (LockPaths.isRead(first)) {
+            return inLine.stream().takeWhile(LockPaths::isRead).toList();
+        }
+        // A node among them that disagrees on the permits is about to fail and leave: deleting it changes nothing.
+        return inLine.subList(0, Math.min(LockPaths.permits(first), inLine.size()));
     }
 }

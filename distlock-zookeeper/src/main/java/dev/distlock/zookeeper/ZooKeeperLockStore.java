@@ -32,6 +32,13 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper removes once empty), with Curator's protection against lost create replies, and lists its siblings in
  * the same round trip. It holds the lock when no conflicting node precedes it ({@link QueuePosition}); otherwise it
  * watches only the node it waits for and keeps its node, and its place, across the retries of the request.</li>
+ * <li>Permits (a leased semaphore): a request of one of {@code n} permits makes a {@code __PERMITS_<n>__} node in
+ * the same line and holds a permit while fewer than {@code n} nodes precede it, so waiters are served in arrival
+ * order. A permit waiter watches the children of the lock's node rather than one node, since whichever holder leaves
+ * first frees its permit: a change wakes every permit waiter of that name on the client, each of which lists the
+ * line again — a cost in proportion to the waiters, acceptable for the small pools permits are for. A request whose
+ * permits differ from an earlier node's in line (a lock counts 1) deletes its node and fails
+ * ({@link LockRequest#permitsMismatch}).</li>
  * <li>The fencing token is the node's creation zxid: ZooKeeper's transaction ids grow across the whole ensemble,
  * across leader changes (new epoch) and across the re-creation of the parent node, where the sequence numbers
  * would start again from 0.</li>
@@ -162,19 +169,27 @@ public class ZooKeeperLockStore implements LockStore {
             List<String> listed = created.children();
             CompletableFuture<List<String>> children = (listed != null) ? CompletableFuture.completedFuture(listed)
                     : nodes.list(node, what);
-            return children.thenCompose(current -> {
-                QueuePosition position = QueuePosition.of(current, node.name, request.shared());
-                return switch (position.standing()) {
-                    case GONE -> { // deleted behind our back while waiting: queue again
-                        registry.forget(node);
-                        yield attempt(request, remainingWaitMillis, null, null, round + 1);
-                    }
-                    case GRANTED -> CompletableFuture.completedFuture(grant(node, what));
-                    case WAITING -> wait(request, remainingWaitMillis, node,
-                            node.lockPath + "/" + position.predecessor(), round);
-                };
-            });
+            return children.thenCompose(current -> judge(request, remainingWaitMillis, node, current, round));
         });
+    }
+
+    /** Acts on where the node stands in the listed line. */
+    private CompletableFuture<Attempt> judge(LockRequest request, long remainingWaitMillis, LockNode node,
+            List<String> children, int round) {
+        QueuePosition position = QueuePosition.of(children, node.name);
+        return switch (position.standing()) {
+            case GONE -> { // deleted behind our back while waiting: queue again
+                registry.forget(node);
+                yield attempt(request, remainingWaitMillis, null, null, round + 1);
+            }
+            case MISMATCHED -> // out of line before the caller hears of it, so that a corrected retry finds no trace
+                    cancel(request).thenCompose(left -> CompletableFuture.<Attempt>failedFuture(
+                            request.permitsMismatch(position.heldWith()))).toCompletableFuture();
+            case GRANTED -> CompletableFuture.completedFuture(grant(node, "acquire '" + request.name() + "'"));
+            case WAITING -> wait(request, remainingWaitMillis, node, node.lockPath + "/" + position.predecessor(),
+                    round);
+            case WAITING_FOR_A_PERMIT -> waitForAPermit(request, remainingWaitMillis, node, round);
+        };
     }
 
     private CompletableFuture<Attempt> wait(LockRequest request, long remainingWaitMillis, LockNode node,
@@ -186,6 +201,26 @@ public class ZooKeeperLockStore implements LockStore {
                 .thenCompose(watching -> watching
                         ? CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)))
                         : attempt(request, remainingWaitMillis, node, null, round + 1)); // it went: look again
+    }
+
+    /**
+     * Watches the line and judges the node again on the listing that set the watch: a holder that left between
+     * the first listing and the watch would otherwise wake nobody.
+     */
+    private CompletableFuture<Attempt> waitForAPermit(LockRequest request, long remainingWaitMillis, LockNode node,
+            int round) {
+        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
+            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
+        }
+        String what = "acquire '" + request.name() + "'";
+        return nodes.watchLine(node, what).thenCompose(children -> {
+            QueuePosition position = QueuePosition.of(children, node.name);
+            if (position.standing() == QueuePosition.Standing.WAITING_FOR_A_PERMIT) {
+                return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
+            }
+            registry.stopWaiting(node);
+            return judge(request, remainingWaitMillis, node, children, round + 1);
+        });
     }
 
     private Attempt grant(LockNode node, String what) {
@@ -220,9 +255,9 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * Deletes the holders' nodes (the first one in line, or the readers at its head). Their instances watch their
-     * held nodes and report the loss at once; the waiter behind them is woken by the deletion, and its node's zxid,
-     * its fencing token, is above theirs.
+     * Deletes the holders' nodes (the first one in line, the readers at its head, or the first {@code n} nodes of a
+     * name with {@code n} permits). Their instances watch their held nodes and report the loss at once; the waiters
+     * behind them are woken by the deletion, and their nodes' zxids, their fencing tokens, are above theirs.
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
@@ -234,6 +269,15 @@ public class ZooKeeperLockStore implements LockStore {
             return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
                     .thenApply(done -> deleted.stream().anyMatch(CompletableFuture::join));
         });
+    }
+
+    /**
+     * @return true: the first {@code n} nodes of a name hold its {@code n} permits ({@link QueuePosition}); nodes are
+     *         created, and so granted, in the order of their zxids, which makes those the tokens in grant order
+     */
+    @Override
+    public boolean supportsPermits() {
+        return true;
     }
 
     /** @return false: a lease lasts as long as the ZooKeeper session, nothing is renewed */

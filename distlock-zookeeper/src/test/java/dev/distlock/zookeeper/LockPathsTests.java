@@ -46,16 +46,16 @@ class LockPathsTests {
     void exclusiveWaitsForItsPredecessorAndReadersOnlyForTheNearestEarlierWriter() {
         List<String> children = List.of("x-__READ__0000000003", "x-__WRIT__0000000001", "x-__READ__0000000002",
                 "x-__WRIT__0000000004", "x-__READ__0000000005", "junk");
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000001", false).standing()).isEqualTo(Standing.GRANTED);
-        assertThat(QueuePosition.of(children, "x-__READ__0000000002", true).predecessor())
+        assertThat(QueuePosition.of(children, "x-__WRIT__0000000001").standing()).isEqualTo(Standing.GRANTED);
+        assertThat(QueuePosition.of(children, "x-__READ__0000000002").predecessor())
                 .isEqualTo("x-__WRIT__0000000001");
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000004", false).predecessor())
+        assertThat(QueuePosition.of(children, "x-__WRIT__0000000004").predecessor())
                 .isEqualTo("x-__READ__0000000003");
-        assertThat(QueuePosition.of(children, "x-__READ__0000000005", true).predecessor())
+        assertThat(QueuePosition.of(children, "x-__READ__0000000005").predecessor())
                 .isEqualTo("x-__WRIT__0000000004");
         assertThat(QueuePosition.of(List.of("x-__READ__0000000002", "x-__READ__0000000003"),
-                "x-__READ__0000000003", true).standing()).isEqualTo(Standing.GRANTED);
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000009", false).standing()).isEqualTo(Standing.GONE);
+                "x-__READ__0000000003").standing()).isEqualTo(Standing.GRANTED);
+        assertThat(QueuePosition.of(children, "x-__WRIT__0000000009").standing()).isEqualTo(Standing.GONE);
     }
 
     @Test

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A holder JVM killed with SIGKILL (no shutdown hook, no release, no goodbye to ZooKeeper) blocks the lock for at
- * most its session timeout: the server expires the session and deletes its node.
+ * A holder JVM killed with SIGKILL (no shutdown hook, no release, no goodbye to ZooKeeper) blocks the lock, or its
+ * permit, for at most its session timeout: the server expires the session and deletes its node.
  */
 class ProcessCrashTests {
 
@@ -43,6 +43,38 @@ class ProcessCrashTests {
                             .isLessThanOrEqualTo(Duration.ofMillis(sessionMillis + 2000)));
                 }
                 history.assertConsistent();
+            }
+        }
+    }
+
+    @Test
+    void aPermitOfAKilledHolderIsFreeAgainWithinTheSessionTimeout() throws Exception {
+        long sessionMillis = 2000;
+        LockOptions twoPermits = LockOptions.defaults().withPermits(2);
+        try (TestingServer server = ZooKeeperServers.server(); ZooKeeperNodes nodes = new ZooKeeperNodes()) {
+            try (HolderJvm holder = HolderJvm.start(ZooKeeperHolderProcess.class, server.getConnectString(),
+                    "/crash", "crash-pool", String.valueOf(sessionMillis), "2")) {
+                long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
+                StoreLockService node = nodes.node(ZooKeeperServers.config(server.getConnectString(), "/crash"));
+                LockHandle other = node.lock("crash-pool", twoPermits);
+                assertThat(other.fencingToken()).isGreaterThan(holderToken);
+                assertThat(node.tryLock("crash-pool", twoPermits.withWaitTime(Duration.ofMillis(500))))
+                        .as("both permits held, the live holder's by its session").isEmpty();
+
+                holder.kill();
+                long killed = System.nanoTime();
+                try (LockHandle freed = node.lock("crash-pool", twoPermits
+                        .withWaitTime(Duration.ofMillis(sessionMillis * 4)))) {
+                    // As for a lock: the session expires on the server's tick after the last heartbeat; the rest is
+                    // slack for a busy machine.
+                    assertThat(Duration.ofNanos(System.nanoTime() - killed))
+                            .isLessThanOrEqualTo(Duration.ofMillis(sessionMillis + 2000));
+                    assertThat(freed.fencingToken()).isGreaterThan(other.fencingToken());
+                    assertThat(other.isHeld()).as("the survivor's own permit").isTrue();
+                    assertThat(node.tryLock("crash-pool", twoPermits.withWaitTime(Duration.ZERO)))
+                            .as("both permits held again, by this JVM").isEmpty();
+                }
+                other.unlock();
             }
         }
     }

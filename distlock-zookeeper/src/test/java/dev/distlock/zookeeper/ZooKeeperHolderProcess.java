@@ -13,7 +13,7 @@ import dev.distlock.test.HolderJvm;
 /**
  * A separate JVM that takes a lock on ZooKeeper and holds it until it is killed; shows that a crashed holder blocks
  * the lock for at most its session timeout. Arguments: connect string, base path, lock name, session timeout in
- * ms. Prints "LOCKED token".
+ * ms, and optionally the permits of the name (the holder then takes one of them). Prints "LOCKED token".
  */
 public final class ZooKeeperHolderProcess {
 
@@ -21,7 +21,7 @@ public final class ZooKeeperHolderProcess {
     }
 
     /**
-     * @param args connect string, base path, lock name, session timeout ms
+     * @param args connect string, base path, lock name, session timeout ms[, permits]
      * @throws InterruptedException never in practice: the process is killed while sleeping
      */
     public static void main(String[] args) throws InterruptedException {
@@ -34,7 +34,9 @@ public final class ZooKeeperHolderProcess {
         }
         StoreLockService service = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
         service.start();
-        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+        int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
+        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))
+                .withPermits(permits));
         System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, on its session alone, until SIGKILL

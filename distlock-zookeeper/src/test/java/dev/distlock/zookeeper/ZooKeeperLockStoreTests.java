@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockType;
@@ -31,12 +32,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
  * What the ZooKeeper store does beyond the shared contract, against a real server: fencing tokens from the
  * creation zxid, waiting on the predecessor only, FIFO, waking at once, keeping a waiter's node, session states,
- * read/write rules, Curator interoperability, name encoding and health.
+ * read/write rules, permits, Curator interoperability, name encoding and health.
  */
 class ZooKeeperLockStoreTests {
 
@@ -341,6 +343,99 @@ class ZooKeeperLockStoreTests {
         }
         assertThat(curator.writeLock().acquire(2, TimeUnit.SECONDS)).isTrue();
         curator.writeLock().release();
+    }
+
+    @Test
+    void aPermitWaiterWatchesTheLineAndIsWokenAtOnceByWhicheverHolderLeaves() throws Exception {
+        StoreLockService a = nodes.node(config());
+        StoreLockService b = nodes.node(config());
+        StoreLockService c = nodes.node(config());
+        LockOptions two = LockOptions.defaults().withPermits(2);
+        List<Long> handoffMicros = new ArrayList<>();
+        for (int round = 0; round < 9; round++) {
+            LockHandle first = a.lock("pool-wake", two);
+            LockHandle second = b.lock("pool-wake", two);
+            long attempts = nodes.counts(c).attempts();
+            CompletableFuture<LockHandle> waiting = CompletableFuture.supplyAsync(() -> c.lock("pool-wake", two));
+            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.counts(c).attempts() > attempts);
+            ZooKeeper zkC = nodes.store(c).client().getZookeeperClient().getZooKeeper();
+            await().atMost(Duration.ofSeconds(5)).until(() -> WatchersDebug.getChildWatches(zkC)
+                    .contains(LockPaths.lockPath(BASE, "pool-wake")));
+            // The first holder, not the node right before the waiter: watching one predecessor would miss it.
+            LockHandle leaving = round % 2 == 0 ? first : second;
+            LockHandle staying = round % 2 == 0 ? second : first;
+            long releasedAt = System.nanoTime();
+            leaving.unlock();
+            LockHandle taken = waiting.get(10, TimeUnit.SECONDS);
+            handoffMicros.add((System.nanoTime() - releasedAt) / 1000);
+            assertThat(taken.fencingToken()).isGreaterThan(staying.fencingToken());
+            assertThat(staying.isHeld()).isTrue();
+            taken.unlock();
+            staying.unlock();
+        }
+        handoffMicros.sort(null);
+        // Without the children watch's wake-up the waiter would try again only at its next re-check, up to 500 ms
+        // later (250 ms in the median).
+        assertThat(handoffMicros.get(handoffMicros.size() / 2)).as("median hand-off in µs of %s", handoffMicros)
+                .isLessThan(100_000);
+    }
+
+    @Test
+    void permitWaitersAreServedInTheOrderTheyQueued() throws Exception {
+        StoreLockService holder = nodes.node(config());
+        List<StoreLockService> waiters = List.of(nodes.node(config()), nodes.node(config()), nodes.node(config()));
+        LockOptions two = LockOptions.defaults().withPermits(2);
+        LockHandle first = holder.lock("pool-fifo", two);
+        LockHandle second = holder.lock("pool-fifo", two);
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        List<CompletableFuture<Long>> futures = new ArrayList<>();
+        for (int i = 0; i < waiters.size(); i++) {
+            futures.add(lockAsync(waiters.get(i), "pool-fifo", two, order, "w" + i));
+            int queued = i + 3;
+            await().atMost(Duration.ofSeconds(5)).until(() -> line("pool-fifo").size() == queued);
+        }
+        assertThat(order).as("both permits held").isEmpty();
+        second.unlock(); // one permit for all three waiters, each releasing it to the next
+        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        assertThat(order).containsExactly("w0", "w1", "w2");
+        assertThat(futures).extracting(CompletableFuture::join).isSorted();
+        assertThat(first.isHeld()).isTrue();
+        first.unlock();
+    }
+
+    @Test
+    void aForcedReleaseEndsEveryPermitHolderAndServesTheWaiters() throws Exception {
+        StoreLockService a = nodes.node(config());
+        StoreLockService b = nodes.node(config());
+        StoreLockService c = nodes.node(config());
+        LockOptions two = LockOptions.defaults().withPermits(2);
+        LockHandle first = a.lock("pool-forced", two);
+        LockHandle second = b.lock("pool-forced", two);
+        CompletableFuture<LockHandle> waiting = CompletableFuture.supplyAsync(() -> c.lock("pool-forced", two));
+        await().atMost(Duration.ofSeconds(5)).until(() -> line("pool-forced").size() == 3);
+
+        assertThat(c.forceRelease("pool-forced")).isTrue();
+        LockHandle taken = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(taken.fencingToken()).isGreaterThan(second.fencingToken());
+        await().atMost(Duration.ofSeconds(5)).until(() -> !first.isHeld() && !second.isHeld());
+        assertThat(line("pool-forced")).as("only the waiter's node is left").hasSize(1);
+        taken.unlock();
+        assertThat(c.forceRelease("pool-forced")).as("a free name").isFalse();
+    }
+
+    @Test
+    void anAttemptThatDisagreesOnThePermitsLeavesNoNodeBehind() {
+        StoreLockService a = nodes.node(config());
+        StoreLockService b = nodes.node(config());
+        try (LockHandle held = a.lock("pool-mismatch", LockOptions.defaults().withPermits(3))) {
+            List<String> before = line("pool-mismatch");
+            assertThatThrownBy(() -> b.lock("pool-mismatch", LockOptions.defaults().withPermits(2)))
+                    .isInstanceOf(LockException.class).hasMessageContaining("3 permits");
+            assertThat(line("pool-mismatch")).as("deleted before the caller heard of it").isEqualTo(before);
+            try (LockHandle agreeing = b.lock("pool-mismatch", LockOptions.defaults().withPermits(3))) {
+                assertThat(agreeing.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+        }
     }
 
     @Test
