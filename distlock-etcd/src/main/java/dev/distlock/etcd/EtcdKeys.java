@@ -5,7 +5,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import java.util.List;
+
+import dev.distlock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the keys of a lock live: {@code <key-prefix>/<encoded lock name>/<kind>/<request id>}.
@@ -13,7 +17,10 @@ import io.etcd.jetcd.ByteSequence;
  * <li>The name is percent-encoded for {@code /} and {@code %} only, so no lock's keys lie under another lock's
  * prefix ({@code a} and {@code a/w} stay apart) and names such as {@code stock:42} read as they are.</li>
  * <li>The kind separates writers from readers ({@link Kind}), so that a reader asks for the writers before it
- * alone and a writer for every key before it, each with one range read.</li>
+ * alone and a writer for every key before it, each with one range read. A request of several permits says how
+ * many in its kind, {@code p<permits>} ({@code p3}): every caller reads from a key what the name is held or
+ * awaited with, and the keys of another number of permits than a request's lie in two ranges around its own kind
+ * ({@link #otherPermitsRanges}), which one read each finds.</li>
  * <li>The request id is a hash of the request's owner token: every attempt, cancel and release of a request finds
  * the same key without the token itself ever being written to etcd, where anyone who may read keys would see
  * it.</li>
@@ -28,13 +35,25 @@ final class EtcdKeys {
         WRITER("w"),
 
         /** A {@code READ} request, shared with other readers. */
-        READER("r");
+        READER("r"),
+
+        /** A request of one of several permits; its segment ends with the number, {@code p3}. */
+        PERMIT("p");
 
         private final String segment;
 
         Kind(String segment) {
             this.segment = segment;
         }
+
+        /** @return the kind of the request's key */
+        static Kind of(LockRequest request) {
+            return request.permitted() ? PERMIT : request.shared() ? READER : WRITER;
+        }
+    }
+
+    /** Keys from {@code from} (inclusive) to {@code to} (exclusive), in etcd's byte order. */
+    record KeyRange(ByteSequence from, ByteSequence to) {
     }
 
     private final String keyPrefix;
@@ -61,9 +80,65 @@ final class EtcdKeys {
         return key.startsWith(bytes(lockPath(name) + Kind.READER.segment + "/"));
     }
 
+    /** @return whether the key is a permit holder's or waiter's key of the lock */
+    boolean isPermit(String name, ByteSequence key) {
+        return key.startsWith(bytes(lockPath(name) + Kind.PERMIT.segment));
+    }
+
     /** @return the key of one request */
-    ByteSequence requestKey(String name, Kind kind, String ownerToken) {
-        return bytes(lockPath(name) + kind.segment + "/" + requestId(ownerToken));
+    ByteSequence requestKey(LockRequest request) {
+        return bytes(lockPath(request.name()) + segment(request) + "/" + requestId(request.ownerToken()));
+    }
+
+    /**
+     * The keys of the request's name held or awaited with another number of permits than the request's: for a
+     * lock (readers and writers, one permit) the permit keys, {@code p}; for {@code n} permits every key before
+     * {@code p<n>/} and every key after it. {@code '0'} is the byte after {@code '/'}, so {@code p3/} and
+     * {@code p30/} stay apart.
+     *
+     * @return the one or two ranges
+     */
+    List<KeyRange> otherPermitsRanges(LockRequest request) {
+        String lockPath = lockPath(request.name());
+        if (!request.permitted()) {
+            return List.of(new KeyRange(bytes(lockPath + Kind.PERMIT.segment), bytes(lockPath + "q")));
+        }
+        String own = lockPath + segment(request);
+        return List.of(new KeyRange(bytes(lockPath), bytes(own + "/")),
+                new KeyRange(bytes(own + "0"), bytes(lockPath.substring(0, lockPath.length() - 1) + "0")));
+    }
+
+    /**
+     * @param name the lock name
+     * @param key one of its keys
+     * @return the permits the key's request asked for: its number for a permit key, 1 for a reader's or writer's
+     */
+    int permitsOf(String name, ByteSequence key) {
+        String rest = key.toString(StandardCharsets.UTF_8).substring(lockPath(name).length());
+        if (!rest.startsWith(Kind.PERMIT.segment)) {
+            return 1;
+        }
+        return Integer.parseInt(rest.substring(Kind.PERMIT.segment.length(), rest.indexOf('/')));
+    }
+
+    /**
+     * @param key a key under the store's prefix
+     * @return the prefix of every key of the key's lock ({@link #lockPrefix}), or {@code null} for a key that is
+     *         not a lock key of this layout
+     */
+    @Nullable ByteSequence lockPrefixOf(ByteSequence key) {
+        String path = key.toString(StandardCharsets.UTF_8);
+        String store = keyPrefix + "/";
+        int nameEnd = path.indexOf('/', store.length()); // the encoded name holds no '/'
+        if (!path.startsWith(store) || nameEnd < 0) {
+            return null;
+        }
+        return bytes(path.substring(0, nameEnd + 1));
+    }
+
+    private static String segment(LockRequest request) {
+        Kind kind = Kind.of(request);
+        return kind == Kind.PERMIT ? kind.segment + request.permits() : kind.segment;
     }
 
     /** @return the prefix of every key of the store; also the key every health check reads (it need not exist) */

@@ -1,6 +1,7 @@
 package dev.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -45,8 +47,17 @@ import org.slf4j.LoggerFactory;
  * the ZooKeeper store); otherwise it waits for that one key — woken when its deletion reaches the store's single
  * watch ({@link KeyRegistry}) — and keeps its key, and its place, across the retries of the request. A waiter that
  * gives up deletes its key.</li>
+ * <li>Permits: a request of {@code n} permits puts {@code <name>/p<n>/<request id>} and reads the name's oldest
+ * {@code n} keys in the same transaction; it holds while fewer than {@code n} keys of the name are older than its
+ * own, so holders come in arrival order and at most {@code n} hold. A waiter cannot wait for one key (any key ahead
+ * leaving may let it in, and which leaves first is not known): it waits for its name as a whole, woken by any
+ * deletion of the name's keys that reaches the watch, and reads again. The same transaction reads the ranges of the
+ * name's keys of another number of permits (a lock's keys are of 1): a request that finds one is refused with
+ * {@link LockRequest#permitsMismatch} and deletes its key before it can hold, so every key let into a line is of
+ * one number. A forced release deletes the first {@code n} keys.</li>
  * <li>The fencing token is the key's create revision: etcd's revisions grow across the whole cluster and across
- * leader changes.</li>
+ * leader changes. A key is let in no later than every key put after it (it has fewer keys ahead), so the tokens of
+ * a name's permits grow in the order they are granted too.</li>
  * <li>A release is a transaction that deletes the key only while it has the create revision of the lease being
  * released, so a late or repeated release never deletes a newer key (etcd #22082).</li>
  * <li>Watchdog requests put their keys on a lease the store shares among them and keeps alive itself
@@ -70,6 +81,9 @@ public class EtcdLockStore implements LockStore {
     private static final int MAX_ROUNDS = 8;
 
     private static final ByteSequence NO_VALUE = ByteSequence.EMPTY;
+
+    /** For {@link #lineReads}: reads inside the put's transaction, where every key is older than the one put. */
+    private static final long IN_THE_PUT = 0;
 
     private final Client client;
 
@@ -112,7 +126,7 @@ public class EtcdLockStore implements LockStore {
             thread.setDaemon(true);
             return thread;
         });
-        this.registry = new KeyRegistry(client.getWatchClient(), keys.storePrefix(), scheduler);
+        this.registry = new KeyRegistry(client.getWatchClient(), keys, scheduler);
         this.sessions = new SessionLeases(client.getLeaseClient(), scheduler, config.commandTimeout(),
                 registry::sessionLost);
         this.deletions = new KeyDeletions(kv, scheduler, config.commandTimeout(), closed::get);
@@ -170,7 +184,8 @@ public class EtcdLockStore implements LockStore {
             forget(known); // its shared lease was lost: etcd deleted (or will delete) the key
             known = null;
         }
-        // A failed attempt leaves its key in line; the engine's cancel, chained after it, deletes it.
+        // A failed attempt leaves its key in line; the engine's cancel, chained after it, deletes it. An attempt
+        // refused for its permits deletes its key itself: the engine chains no cancel after a refusal.
         return attempt(request, remainingWaitMillis, known, 0)
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
     }
@@ -194,13 +209,18 @@ public class EtcdLockStore implements LockStore {
             }
             case GRANTED -> CompletableFuture.completedFuture(grant(seen.key()));
             case WAITING -> waitFor(request, remainingWaitMillis, seen);
+            case OTHER_PERMITS -> cancel(request).toCompletableFuture() // the engine cancels no refused attempt
+                    .thenCompose(left -> CompletableFuture.failedFuture(request.permitsMismatch(seen.heldWith())));
         });
     }
 
-    /** Puts the request's key on its lease and reads what precedes it, in one transaction. */
+    /**
+     * Puts the request's key on its lease and reads what precedes it, and any key of another number of permits, in
+     * one transaction.
+     */
     private CompletableFuture<Position> queue(LockRequest request) {
-        EtcdKeys.Kind kind = kindOf(request);
-        ByteSequence key = keys.requestKey(request.name(), kind, request.ownerToken());
+        EtcdKeys.Kind kind = EtcdKeys.Kind.of(request);
+        ByteSequence key = keys.requestKey(request);
         long ttl = ttlSeconds(request);
         CompletableFuture<LockKey> onLease = request.watchdog()
                 ? sessions.current(ttl).thenApply(session -> new LockKey(request, kind, key, session.id, session))
@@ -208,9 +228,11 @@ public class EtcdLockStore implements LockStore {
                         null));
         return onLease.thenCompose(lockKey -> {
             registry.register(lockKey);
+            List<Op> putAndRead = new ArrayList<>();
+            putAndRead.add(Op.put(key, NO_VALUE, PutOption.builder().withLeaseId(lockKey.leaseId).build()));
+            putAndRead.addAll(lineReads(request, IN_THE_PUT));
             return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(Op.put(key, NO_VALUE, PutOption.builder().withLeaseId(lockKey.leaseId).build()),
-                            Op.get(blockersPrefix(request), newestFirst().withLimit(2).build()))
+                    .Then(putAndRead.toArray(Op[]::new))
                     .Else(Op.get(key, GetOption.DEFAULT)).commit()
                     .handle((response, error) -> {
                         if (error == null) {
@@ -238,8 +260,73 @@ public class EtcdLockStore implements LockStore {
         }
         long revision = response.getHeader().getRevision(); // the transaction's: the key's create revision
         key.createRevision = revision;
-        return CompletableFuture.completedFuture(Position.of(key,
-                nearestBefore(response.getGetResponses().get(0).getKvs(), revision), revision));
+        return CompletableFuture.completedFuture(positionOf(key, response.getGetResponses(), revision, revision));
+    }
+
+    /**
+     * The reads that say where a key stands, in its put's transaction ({@link #IN_THE_PUT}: every key there is
+     * older than the one put) or in a re-check (the keys created before it):
+     * <ol>
+     * <li>the line ahead: for a lock the newest blocker (a reader's blockers are the writers); for permits the
+     * oldest keys of the name, as many as its permits;</li>
+     * <li>then, one read per range of {@link EtcdKeys#otherPermitsRanges}, the oldest key of the name asked with
+     * another number of permits; normally the ranges are empty and the reads cost nothing.</li>
+     * </ol>
+     * Reading the other numbers of permits in the put's transaction keeps the line of a name of one number: a key
+     * put while one of another number is in line fails (and is deleted) before it holds, and every key ahead of a
+     * key that was let in was there when it was put. So a re-check finds no other number ahead of a key let in, and
+     * a key whose first answer was lost (a repeated put finds it there) is checked by its re-check alike.
+     */
+    private List<Op> lineReads(LockRequest request, long createRevision) {
+        List<Op> reads = new ArrayList<>();
+        String name = request.name();
+        if (request.permitted()) {
+            reads.add(Op.get(keys.lockPrefix(name), aheadOf(oldestFirst().isPrefix(true), createRevision)
+                    .withLimit(request.permits()).build()));
+        }
+        else if (createRevision == IN_THE_PUT) {
+            // The newest key is the one put: the one before it is the predecessor.
+            reads.add(Op.get(blockersPrefix(request), newestFirst().withLimit(2).build()));
+        }
+        else {
+            reads.add(Op.get(blockersPrefix(request), newestFirst().withMaxCreateRevision(createRevision - 1)
+                    .withLimit(1).build()));
+        }
+        for (EtcdKeys.KeyRange other : keys.otherPermitsRanges(request)) {
+            reads.add(Op.get(other.from(), aheadOf(oldestFirst().withRange(other.to()), createRevision)
+                    .withLimit(1).build()));
+        }
+        return reads;
+    }
+
+    private static GetOption.Builder aheadOf(GetOption.Builder read, long createRevision) {
+        return createRevision == IN_THE_PUT ? read : read.withMaxCreateRevision(createRevision - 1);
+    }
+
+    /**
+     * @param key the request's key
+     * @param reads the answers to {@link #lineReads}, in order
+     * @param createRevision the key's create revision
+     * @param revision the revision of the read
+     * @return where the key stands: behind a key of another number of permits (a mismatch), holding, or waiting
+     */
+    private Position positionOf(LockKey key, List<GetResponse> reads, long createRevision, long revision) {
+        LockRequest request = key.request;
+        for (GetResponse other : reads.subList(1, reads.size())) {
+            if (!other.getKvs().isEmpty()) {
+                return Position.mismatch(key, keys.permitsOf(request.name(), other.getKvs().get(0).getKey()));
+            }
+        }
+        List<KeyValue> line = reads.get(0).getKvs();
+        if (request.permitted()) {
+            long ahead = line.stream().filter(kv -> kv.getCreateRevision() < createRevision).count();
+            // A permit waits for the name as a whole: any key ahead leaving may let it in.
+            return ahead < request.permits() ? Position.granted(key, revision)
+                    : Position.waiting(key, keys.lockPrefix(request.name()), revision);
+        }
+        KeyValue predecessor = nearestBefore(line, createRevision);
+        return predecessor == null ? Position.granted(key, revision)
+                : Position.waiting(key, predecessor.getKey(), revision);
     }
 
     /**
@@ -250,8 +337,7 @@ public class EtcdLockStore implements LockStore {
         long revision = key.createRevision;
         CompletableFuture<TxnResponse> read = kv.txn()
                 .If(new Cmp(key.key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.get(blockersPrefix(key.request), newestFirst().withMaxCreateRevision(revision - 1)
-                        .withLimit(1).build()))
+                .Then(lineReads(key.request, revision).toArray(Op[]::new))
                 .commit();
         CompletableFuture<Boolean> leaseAlive = key.session != null ? CompletableFuture.completedFuture(true)
                 : client.getLeaseClient().keepAliveOnce(key.leaseId)
@@ -267,8 +353,7 @@ public class EtcdLockStore implements LockStore {
             if (!response.isSucceeded() || !alive) {
                 return Position.gone(key);
             }
-            return Position.of(key, nearestBefore(response.getGetResponses().get(0).getKvs(), revision),
-                    response.getHeader().getRevision());
+            return positionOf(key, response.getGetResponses(), revision, response.getHeader().getRevision());
         });
     }
 
@@ -276,8 +361,8 @@ public class EtcdLockStore implements LockStore {
         if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
             return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
         }
-        ByteSequence predecessor = Objects.requireNonNull(position.predecessor(), "a waiting position's predecessor");
-        registry.waitFor(position.key(), predecessor, position.revision());
+        ByteSequence awaited = Objects.requireNonNull(position.awaited(), "what a waiting position waits for");
+        registry.waitFor(position.key(), awaited, position.revision());
         return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
     }
 
@@ -314,7 +399,7 @@ public class EtcdLockStore implements LockStore {
         LockRequest request = lease.request();
         LockKey key = registry.byOwner(request.ownerToken());
         boolean ours = key != null && key.held && key.createRevision == lease.fencingToken() && registry.forget(key);
-        ByteSequence name = keys.requestKey(request.name(), kindOf(request), request.ownerToken());
+        ByteSequence name = keys.requestKey(request);
         SessionLease session = ours && key != null ? key.session : null;
         return deletions.delete(name, lease.fencingToken(), session).thenApply(response -> {
             if (ours && key != null) {
@@ -325,19 +410,19 @@ public class EtcdLockStore implements LockStore {
     }
 
     /**
-     * Deletes the holders' keys (the first in line, or the readers at its head), each only in the incarnation read.
+     * Deletes the holders' keys (the first in line, the readers at its head, or for a name of {@code n} permits the
+     * first {@code n}), each only in the incarnation read.
      * Their instances see the deletion on their watch and report the loss at once; the waiter behind them is woken
      * by it, and its key's create revision, its fencing token, is above theirs.
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
-        GetOption oldestFirst = GetOption.builder().isPrefix(true).withKeysOnly(true)
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build();
-        return kv.get(keys.lockPrefix(name), oldestFirst).thenCompose(read -> {
+        return kv.get(keys.lockPrefix(name), oldestFirst().isPrefix(true).build()).thenCompose(read -> {
             List<KeyValue> inLine = read.getKvs();
-            List<KeyValue> holders = inLine.isEmpty() || !keys.isReader(name, inLine.get(0).getKey())
-                    ? inLine.stream().limit(1).toList()
-                    : inLine.stream().takeWhile(held -> keys.isReader(name, held.getKey())).toList();
+            List<KeyValue> holders = inLine.isEmpty() ? List.of()
+                    : keys.isReader(name, inLine.get(0).getKey())
+                            ? inLine.stream().takeWhile(held -> keys.isReader(name, held.getKey())).toList()
+                            : inLine.stream().limit(keys.permitsOf(name, inLine.get(0).getKey())).toList();
             List<CompletableFuture<TxnResponse>> deleted = holders.stream()
                     .map(held -> deletions.delete(held.getKey(), held.getCreateRevision(), null)).toList();
             return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
@@ -361,6 +446,15 @@ public class EtcdLockStore implements LockStore {
                 }
             });
         }
+    }
+
+    /**
+     * @return true: a key of several permits says their number, and holds while fewer keys of its name are older
+     *         (see the class documentation)
+     */
+    @Override
+    public boolean supportsPermits() {
+        return true;
     }
 
     /** @return false: watchdog keys live on a shared lease that the store keeps alive, nothing is renewed */
@@ -416,13 +510,14 @@ public class EtcdLockStore implements LockStore {
         }
     }
 
-    private static EtcdKeys.Kind kindOf(LockRequest request) {
-        return request.shared() ? EtcdKeys.Kind.READER : EtcdKeys.Kind.WRITER;
-    }
-
     /** A reader waits for writers only; a writer for every key. */
     private ByteSequence blockersPrefix(LockRequest request) {
         return request.shared() ? keys.writersPrefix(request.name()) : keys.lockPrefix(request.name());
+    }
+
+    private static GetOption.Builder oldestFirst() {
+        return GetOption.builder().withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND);
     }
 
     private static GetOption.Builder newestFirst() {
@@ -452,16 +547,32 @@ public class EtcdLockStore implements LockStore {
         return "EtcdLockStore[" + config.endpoints() + ", " + config.keyPrefix() + "]";
     }
 
-    /** Where a request's key stands in its lock's line. */
-    private record Position(LockKey key, Standing standing, @Nullable ByteSequence predecessor, long revision) {
+    /**
+     * Where a request's key stands in its lock's line.
+     *
+     * @param key the request's key
+     * @param standing where it stands
+     * @param awaited what a waiter waits for: the key before it, or for a permit its name's lock prefix (any key)
+     * @param revision the revision of the read
+     * @param heldWith for {@link Standing#OTHER_PERMITS}, the permits of the key of another number found
+     */
+    private record Position(LockKey key, Standing standing, @Nullable ByteSequence awaited, long revision,
+            int heldWith) {
 
         static Position gone(LockKey key) {
-            return new Position(key, Standing.GONE, null, 0);
+            return new Position(key, Standing.GONE, null, 0, 0);
         }
 
-        static Position of(LockKey key, @Nullable KeyValue predecessor, long revision) {
-            return predecessor == null ? new Position(key, Standing.GRANTED, null, revision)
-                    : new Position(key, Standing.WAITING, predecessor.getKey(), revision);
+        static Position granted(LockKey key, long revision) {
+            return new Position(key, Standing.GRANTED, null, revision, 0);
+        }
+
+        static Position waiting(LockKey key, ByteSequence awaited, long revision) {
+            return new Position(key, Standing.WAITING, awaited, revision, 0);
+        }
+
+        static Position mismatch(LockKey key, int heldWith) {
+            return new Position(key, Standing.OTHER_PERMITS, null, 0, heldWith);
         }
     }
 
@@ -474,7 +585,10 @@ public class EtcdLockStore implements LockStore {
         /** The request holds the lock. */
         GRANTED,
 
-        /** The request waits for {@link Position#predecessor()}. */
-        WAITING
+        /** The request waits for {@link Position#awaited()}. */
+        WAITING,
+
+        /** A key of the name asked for another number of permits is in line ahead: the request is refused. */
+        OTHER_PERMITS
     }
 }

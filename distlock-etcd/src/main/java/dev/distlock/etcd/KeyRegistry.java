@@ -22,7 +22,12 @@ import org.slf4j.LoggerFactory;
  * The keys this store made and what it hears about them, turned into engine events:
  * <ul>
  * <li>a waiter's predecessor deleted → {@link StoreEvents#released} for that waiter alone, which tries at once (a
- * waiter waits for one key: a release wakes one waiter, not the herd);</li>
+ * waiter of a lock waits for one key: a release wakes one waiter, not the herd);</li>
+ * <li>any key of a name deleted → {@link StoreEvents#released} for every waiter of this instance that waits for the
+ * name as a whole, which is how a waiter for one of several permits waits: any of the keys ahead of it leaving may
+ * bring it among the first holders, and which one leaves first is not known, so it cannot wait for one key. Each
+ * such waiter reads again (one small transaction); keys leaving behind it wake it for nothing, the price of
+ * learning every deletion from the one watch;</li>
  * <li>a held key deleted (by an operator, or its lease ran out) → {@link StoreEvents#leaseLost};</li>
  * <li>a shared lease lost ({@link SessionLeases}) → every lease held on it is lost, and every waiter on it tries
  * again with a new key.</li>
@@ -50,7 +55,7 @@ final class KeyRegistry {
 
     private final Watch watches;
 
-    private final ByteSequence prefix;
+    private final EtcdKeys keys;
 
     private final ScheduledExecutorService scheduler;
 
@@ -60,7 +65,10 @@ final class KeyRegistry {
 
     private final ConcurrentHashMap<ByteSequence, Set<LockKey>> waitersOn = new ConcurrentHashMap<>();
 
-    /** Key → revision of its deletion, the latest {@link #RECENT_DELETIONS}; guarded by itself. */
+    /**
+     * Key or lock prefix → revision of its (latest) deletion, the latest {@link #RECENT_DELETIONS}; guarded by
+     * itself. A lock prefix stands for any key of its name, for the waiters of a name as a whole.
+     */
     private final Map<ByteSequence, Long> recentDeletions = new LinkedHashMap<>(256, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<ByteSequence, Long> eldest) {
@@ -80,9 +88,9 @@ final class KeyRegistry {
 
     private volatile boolean closed;
 
-    KeyRegistry(Watch watches, ByteSequence prefix, ScheduledExecutorService scheduler) {
+    KeyRegistry(Watch watches, EtcdKeys keys, ScheduledExecutorService scheduler) {
         this.watches = watches;
-        this.prefix = prefix;
+        this.keys = keys;
         this.scheduler = scheduler;
     }
 
@@ -103,7 +111,7 @@ final class KeyRegistry {
         }
         WatchOption option = WatchOption.builder().isPrefix(true).withNoPut(true).withCreateNotify(true)
                 .withRequireLeader(true).withRevision(fromRevision).build();
-        watcher = watches.watch(prefix, option, Watch.listener(this::onResponse, this::onError));
+        watcher = watches.watch(keys.storePrefix(), option, Watch.listener(this::onResponse, this::onError));
     }
 
     private void onResponse(WatchResponse response) {
@@ -153,8 +161,12 @@ final class KeyRegistry {
 
     /** A key under the prefix is gone: a lease of ours is lost, or the waiter behind it tries again. */
     void deleted(ByteSequence key, long revision) {
+        ByteSequence lock = keys.lockPrefixOf(key);
         synchronized (recentDeletions) {
-            recentDeletions.put(key, revision);
+            remember(key, revision);
+            if (lock != null) {
+                remember(lock, revision);
+            }
         }
         LockKey own = byKey.get(key);
         if (own != null && revision > own.createRevision && own.createRevision != 0) {
@@ -169,7 +181,19 @@ final class KeyRegistry {
                 events.released(own.request.name(), own.owner(), 0); // its key went: it queues again
             }
         }
-        Set<LockKey> waiters = waitersOn.remove(key);
+        wake(waitersOn.remove(key));
+        if (lock != null) {
+            wake(waitersOn.remove(lock));
+        }
+    }
+
+    /** Removed and put again, so that a busy name's entry is the newest, not the first to be forgotten. */
+    private void remember(ByteSequence keyOrLock, long revision) {
+        recentDeletions.remove(keyOrLock);
+        recentDeletions.put(keyOrLock, revision);
+    }
+
+    private void wake(@Nullable Set<LockKey> waiters) {
         if (waiters != null) {
             for (LockKey waiter : waiters) {
                 waiter.watched = null;
@@ -206,10 +230,11 @@ final class KeyRegistry {
     }
 
     /**
-     * Wakes the waiter when the key it waits for is deleted.
+     * Wakes the waiter when the key it waits for is deleted, or, for a lock prefix ({@link EtcdKeys#lockPrefix}),
+     * when any key of that name is.
      *
      * @param key the waiter
-     * @param predecessor the key it waits for
+     * @param predecessor the key it waits for, or its name's lock prefix
      * @param readRevision the revision at which the waiter saw it
      */
     void waitFor(LockKey key, ByteSequence predecessor, long readRevision) {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockType;
@@ -35,7 +36,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * What the etcd store does beyond the contract, against one real etcd member: the release that cannot delete a
  * newer key, the watch that wakes only the next waiter, arrival order across nodes, lease rounding, the shared
- * lease's loss, and key names that cannot collide.
+ * lease's loss, key names that cannot collide, and permits: the waiter woken by any holder ahead, the refused
+ * attempt that leaves no key, the forced release of every permit holder.
  */
 class EtcdLockStoreTests {
 
@@ -268,6 +270,76 @@ class EtcdLockStoreTests {
             assertThat(new String(keysOf("a/w").get(0).getKey().getBytes(), StandardCharsets.UTF_8))
                     .startsWith(PREFIX + "/a%2Fw/w/");
             assertThat(plain.isHeld() && slash.isHeld() && percent.isHeld()).isTrue();
+        }
+    }
+
+    private static LockRequest permit(String name, int permits) {
+        return new LockRequest(name, LockType.REENTRANT, UUID.randomUUID().toString(), Duration.ofSeconds(30),
+                Duration.ofSeconds(30), true, permits);
+    }
+
+    @Test
+    void aPermitWaiterIsWokenByTheReleaseOfAnyHolderAheadNotOnlyTheOneRightBeforeIt() {
+        RecordingEvents events = new RecordingEvents();
+        try (EtcdLockStore store = startedStore(events)) {
+            LockRequest first = permit("wake-permit", 2);
+            LockRequest second = permit("wake-permit", 2);
+            LockRequest waiter = permit("wake-permit", 2);
+            long firstToken = answer(store.attempt(first, 0, false)).fencingToken();
+            long secondToken = answer(store.attempt(second, 0, false)).fencingToken();
+            assertThat(secondToken).isGreaterThan(firstToken);
+            assertThat(answer(store.attempt(waiter, 30_000, false)).isAcquired()).as("a third of two").isFalse();
+
+            // The first holder leaves, not the key right before the waiter's: only the watch can tell the store.
+            answer(store.release(new StoreLease(first, firstToken)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> events.woken.contains(waiter.ownerToken()));
+            Attempt taken = answer(store.attempt(waiter, 30_000, true));
+            assertThat(taken.isAcquired()).isTrue();
+            assertThat(taken.fencingToken()).isGreaterThan(secondToken);
+            assertThat(keysOf("wake-permit")).extracting(kv -> kv.getKey().toString(StandardCharsets.UTF_8))
+                    .allMatch(key -> key.startsWith(PREFIX + "/wake-permit/p2/"));
+            answer(store.release(new StoreLease(second, secondToken)));
+            answer(store.release(new StoreLease(waiter, taken.fencingToken())));
+        }
+    }
+
+    @Test
+    void anAttemptRefusedForItsPermitsLeavesNoKeyInLine() {
+        try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
+            LockRequest holder = permit("refused", 3);
+            long token = answer(store.attempt(holder, 0, false)).fencingToken();
+            // The engine chains no cancel after a refusal: a key left behind would block the name (and refuse
+            // its rightful callers) until its lease ran out.
+            for (LockRequest refused : List.of(permit("refused", 2), permit("refused", 30),
+                    request("refused", Duration.ofSeconds(30), true))) {
+                assertThat(store.attempt(refused, 30_000, false).toCompletableFuture())
+                        .failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+                        .withCauseInstanceOf(LockException.class).withMessageContaining("3 permits");
+            }
+            assertThat(keysOf("refused")).singleElement()
+                    .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(token));
+            Attempt second = answer(store.attempt(permit("refused", 3), 0, false));
+            assertThat(second.isAcquired()).as("the name's own number still gets in").isTrue();
+        }
+    }
+
+    @Test
+    void aForcedReleaseOfANameWithPermitsEndsEveryHolderAndNoWaiter() {
+        try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
+            LockRequest first = permit("forced-pool", 2);
+            LockRequest second = permit("forced-pool", 2);
+            LockRequest waiter = permit("forced-pool", 2);
+            answer(store.attempt(first, 0, false));
+            long secondToken = answer(store.attempt(second, 0, false)).fencingToken();
+            assertThat(answer(store.attempt(waiter, 30_000, false)).isAcquired()).isFalse();
+
+            assertThat(answer(store.forceRelease("forced-pool"))).isTrue();
+            assertThat(keysOf("forced-pool")).as("the waiter's key alone").hasSize(1);
+            Attempt taken = answer(store.attempt(waiter, 30_000, true));
+            assertThat(taken.isAcquired()).isTrue();
+            assertThat(taken.fencingToken()).isGreaterThan(secondToken);
+            assertThat(answer(store.attempt(permit("forced-pool", 2), 0, false)).isAcquired())
+                    .as("the permit the forced release freed beside the waiter").isTrue();
         }
     }
 

@@ -32,7 +32,7 @@ class KeyRegistryTests {
 
     private final List<String> woken = new CopyOnWriteArrayList<>();
 
-    private final KeyRegistry registry = new KeyRegistry(client.getWatchClient(), bytes("p/"), scheduler);
+    private final KeyRegistry registry = new KeyRegistry(client.getWatchClient(), new EtcdKeys("p"), scheduler);
 
     @AfterEach
     void close() {
@@ -94,6 +94,26 @@ class KeyRegistryTests {
         keys.waitFor(third, second.key, 12);
         keys.deleted(bytes("p/lock/w/10"), 13);
         assertThat(woken).containsExactly(second.owner());
+    }
+
+    @Test
+    void aDeletionOfAnyKeyOfANameWakesTheWaitersOfTheWholeNameAndNoOtherName() {
+        KeyRegistry keys = withEvents();
+        LockKey permitWaiter = waiter(keys, events, 11);
+        LockKey otherName = waiter(keys, events, 12);
+        keys.waitFor(permitWaiter, bytes("p/lock/"), 11);
+        keys.waitFor(otherName, bytes("p/lock2/"), 12);
+        keys.deleted(bytes("p/lock/p2/5"), 13); // whichever holder ahead leaves
+        assertThat(woken).containsExactly(permitWaiter.owner());
+    }
+
+    @Test
+    void aDeletionOfANameReportedBeforeItsWaiterRegisteredWakesItAtOnce() {
+        KeyRegistry keys = withEvents();
+        LockKey permitWaiter = waiter(keys, events, 11);
+        keys.deleted(bytes("p/lock/p2/5"), 12);
+        keys.waitFor(permitWaiter, bytes("p/lock/"), 11);
+        assertThat(woken).containsExactly(permitWaiter.owner());
     }
 
     private KeyRegistry withEvents() {
