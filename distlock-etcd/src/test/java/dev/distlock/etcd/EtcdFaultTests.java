@@ -195,4 +195,34 @@ class EtcdFaultTests {
             history.assertConsistent();
         }
     }
+
+    @Test
+    void aPermitOfAKilledHolderJvmIsFreeAgainWithinItsLeaseAndTheSurvivorKeepsItsOwn() throws Exception {
+        long leaseMillis = 2000;
+        LockOptions twoPermits = LockOptions.defaults().withPermits(2);
+        try (HolderJvm holder = HolderJvm.start(EtcdHolderProcess.class, String.join(",", cluster.endpoints()),
+                PREFIX, "crash-pool", String.valueOf(leaseMillis), "2")) {
+            long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
+            StoreLockService node = node(cluster.endpoints(), Duration.ofSeconds(2));
+            LockHandle other = node.lock("crash-pool", twoPermits);
+            assertThat(other.fencingToken()).isGreaterThan(holderToken);
+            assertThat(node.tryLock("crash-pool", twoPermits.withWaitTime(Duration.ofMillis(500))))
+                    .as("both permits held, the killed holder's on its live shared lease").isEmpty();
+
+            holder.kill();
+            long killed = System.nanoTime();
+            try (LockHandle freed = node.lock("crash-pool",
+                    twoPermits.withWaitTime(Duration.ofMillis(leaseMillis * 5)))) {
+                Duration after = Duration.ofNanos(System.nanoTime() - killed);
+                // As for a lock: etcd expires the killed JVM's lease one TTL after its last keep-alive.
+                assertThat(after).isLessThanOrEqualTo(Duration.ofMillis(leaseMillis + 2000));
+                assertThat(freed.fencingToken()).isGreaterThan(other.fencingToken());
+                assertThat(other.isHeld()).as("the survivor's own permit").isTrue();
+                log.info("Permit holder JVM killed: permit taken over after {} ms (lease {} ms)", after.toMillis(),
+                        leaseMillis);
+            }
+            assertThat(other.isHeld()).as("the survivor's own permit, after the other's release").isTrue();
+            other.unlock();
+        }
+    }
 }

@@ -13,7 +13,7 @@ import dev.distlock.test.HolderJvm;
 /**
  * A separate JVM that takes a watchdog lock on etcd and holds it until it is killed; shows that a crashed holder
  * blocks the lock for at most its lease. Arguments: endpoints (comma-separated), key prefix, lock name, lease in
- * ms. Prints "LOCKED token".
+ * ms, and optionally the permits of the name (1, a lock, without it). Prints "LOCKED token".
  */
 public final class EtcdHolderProcess {
 
@@ -21,7 +21,7 @@ public final class EtcdHolderProcess {
     }
 
     /**
-     * @param args endpoints, key prefix, lock name, lease ms
+     * @param args endpoints, key prefix, lock name, lease ms[, permits]
      * @throws InterruptedException never in practice: the process is killed while sleeping
      */
     public static void main(String[] args) throws InterruptedException {
@@ -32,7 +32,9 @@ public final class EtcdHolderProcess {
                 .withLeaseTime(Duration.ofMillis(Long.parseLong(args[3]))).withCommandTimeout(Duration.ofSeconds(10)),
                 LockListener.NONE);
         service.start();
-        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+        int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
+        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))
+                .withPermits(permits));
         System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, on its shared lease alone, until SIGKILL
