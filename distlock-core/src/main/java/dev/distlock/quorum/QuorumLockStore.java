@@ -269,8 +269,8 @@ public class QuorumLockStore implements LockStore {
     /**
      * Force-releases on every node.
      *
-     * @return true when any node had a holder, false when a majority answered and none had; fails when no
-     *         majority answered
+     * @return true when a node had a holder and no majority of the nodes was free, false when a majority was
+     *         free (a holder left on a minority only is deleted all the same); fails when no majority answered
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
@@ -281,7 +281,10 @@ public class QuorumLockStore implements LockStore {
         long[] bounds = new long[nodes.size()];
         Arrays.fill(bounds, timeoutNanos);
         return Ballot.count(sent, held -> Answer.of(held ? Vote.YES : Vote.NO), quorum, bounds).thenApply(count -> {
-            if (count.yes() > 0) {
+            // Held means held on a majority: a grant left on a minority (a late grant whose undo is still on its
+            // way, a release that has not reached every node yet) is cleared, but was no lock. With nodes down, a
+            // lock released somewhere and not shown free by a majority counts as held.
+            if (count.yes() > 0 && count.no() < quorum) {
                 return true;
             }
             if (count.failed() > nodes.size() - quorum) {

@@ -144,6 +144,21 @@ class QuorumLockStoreTests {
     }
 
     @Test
+    void aForcedReleaseCountsALockHeldOnAMajorityOnlyAndClearsAMinorityGrantToo() throws Exception {
+        // C first: in-memory nodes answer at once, in order, so C's yes is counted before the others' no.
+        QuorumLockStore store = quorumOf(c, a, b);
+        // A grant left on one node (a late grant whose undo has not come yet): no lock of the quorum.
+        assertThat(answer(c.attempt(request("stock:8", "straggler"), 0, false)).isAcquired()).isTrue();
+        assertThat(answer(store.forceRelease("stock:8"))).as("a lock held on one node of three").isFalse();
+        assertThat(c.isLocked("stock:8")).as("cleared all the same").isFalse();
+
+        assertThat(answer(store.attempt(request("stock:8", "holder"), 0, false)).isAcquired()).isTrue();
+        a.makeUnavailable();
+        assertThat(answer(store.forceRelease("stock:8"))).as("held, one node of three down").isTrue();
+        assertThat(b.isLocked("stock:8") || c.isLocked("stock:8")).isFalse();
+    }
+
+    @Test
     void fencingTokensIncreaseWhileADifferentNodeIsDownForEachGrant() throws Exception {
         QuorumLockStore store = quorumOf(a, b, c);
         long previous = 0;
