@@ -52,6 +52,17 @@ import org.slf4j.LoggerFactory;
  * <li>{@code READ} locks are exclusive here: sharing needs a reader set per name whose consistency with the writer
  * row would depend on each database's isolation rules; an exclusive read lock is always safe, only less
  * concurrent.</li>
+ * <li>Permits ({@link #supportsPermits()}) live in the same table, without another column ({@link PermitRows}):
+ * the name's row, its {@code owner_token} the marker {@code #<permits>}, counts the tokens; each holder has one of
+ * permits slot rows {@code <name>U+001F<index>}. A grant is one short transaction ({@link PermitTransactions}) that
+ * locks the name row first, so concurrent grants of a name follow each other: it counts the live slot rows, takes
+ * a free or expired one and the next token from the name row (tokens increase in grant order across the holders,
+ * and never repeat). Like a lock's, a permit's lease ends on the database clock, so a holder that died frees its
+ * permit within its lease; waiters poll, in no order across nodes. A release, cancel or renewal is one
+ * owner-checked statement on the holder's slot row (a renewal also extends the name row's lease, which outlasts
+ * every holder's). A lock request on a name held with permits, or the reverse, fails with
+ * {@link LockRequest#permitsMismatch}; once every holder is gone either kind may take the name. Lock names may not
+ * contain U+001F, and a name with permits must leave room for the slot suffix in the 255 characters.</li>
  * </ul>
  */
 public class JdbcLockStore implements LockStore {
@@ -81,6 +92,8 @@ public class JdbcLockStore implements LockStore {
 
     private final RowSweeper sweeper;
 
+    private final PermitTransactions permits;
+
     private volatile @Nullable LockSql sql;
 
     /**
@@ -94,6 +107,13 @@ public class JdbcLockStore implements LockStore {
                 (config.commandTimeout().toMillis() + 999) / 1000);
         this.calls = new BoundedCalls(dataSource);
         this.sweeper = new RowSweeper(this::deleteExpiredRows, config.rowRetention());
+        this.permits = new PermitTransactions(this::prepare);
+    }
+
+    /** Permits in the lock table: see {@link PermitRows}. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
     }
 
     /** @return the settings */
@@ -143,28 +163,63 @@ public class JdbcLockStore implements LockStore {
 
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        if (request.name().length() > MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException("Lock name longer than " + MAX_NAME_LENGTH + " characters (the JDBC "
-                    + "store's lock_name column): " + request.name().substring(0, 40) + "...");
+        String refusal = PermitRows.refusal(request);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
         }
         return calls.submit("acquire lock '" + request.name() + "'", connection -> {
-            try (PreparedStatement statement = prepare(connection, sql(connection).acquire())) {
-                statement.setString(1, request.name());
-                statement.setString(2, request.ownerToken());
-                statement.setLong(3, request.leaseMillis());
-                try (ResultSet rows = statement.executeQuery()) {
-                    return rows.next() ? Attempt.acquired(rows.getLong(1))
-                            : Attempt.busy(backoff(request, remainingWaitMillis));
-                }
+            try {
+                LockSql statements = sql(connection);
+                return request.permitted() ? permits.acquire(connection, statements, request)
+                        : acquireLock(connection, statements, request);
             }
             catch (SQLException ex) {
                 if (SqlErrors.isContention(ex)) {
                     // another caller took the row at the same moment: as good as busy
-                    return Attempt.busy(backoff(request, remainingWaitMillis));
+                    return PermitTransactions.BUSY;
                 }
                 throw SqlErrors.explain(ex, config.tableName());
             }
-        });
+        }).thenCompose(outcome -> answer(outcome, request, remainingWaitMillis));
+    }
+
+    private static CompletionStage<Attempt> answer(PermitTransactions.Outcome outcome, LockRequest request,
+            long remainingWaitMillis) {
+        if (outcome instanceof PermitTransactions.Granted granted) {
+            return CompletableFuture.completedFuture(Attempt.acquired(granted.fencingToken()));
+        }
+        if (outcome instanceof PermitTransactions.HeldWithOtherPermits other) {
+            return CompletableFuture.failedFuture(request.permitsMismatch(other.permits()));
+        }
+        return CompletableFuture.completedFuture(Attempt.busy(backoff(request, remainingWaitMillis)));
+    }
+
+    /**
+     * A lock: the one upsert statement takes a free or expired row. Refused, it may have met a name used with
+     * permits, whose marked row's lease runs as long as its longest permit's: the name is then the permits' (an
+     * error for this request) while any is held, else the lock may take it over.
+     */
+    private PermitTransactions.Outcome acquireLock(Connection connection, LockSql statements, LockRequest request)
+            throws SQLException {
+        try (PreparedStatement statement = prepare(connection, statements.acquire())) {
+            statement.setString(1, request.name());
+            statement.setString(2, request.ownerToken());
+            statement.setLong(3, request.leaseMillis());
+            try (ResultSet rows = statement.executeQuery()) {
+                if (rows.next()) {
+                    return new PermitTransactions.Granted(rows.getLong(1));
+                }
+            }
+        }
+        try (PreparedStatement owner = prepare(connection, statements.ownerOf())) {
+            owner.setString(1, request.name());
+            try (ResultSet rows = owner.executeQuery()) {
+                if (!rows.next() || PermitRows.permitsOf(rows.getString(1)).isEmpty()) {
+                    return PermitTransactions.BUSY;
+                }
+            }
+        }
+        return permits.acquire(connection, statements, request);
     }
 
     /**
@@ -184,7 +239,7 @@ public class JdbcLockStore implements LockStore {
      */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
-        if (request.name().length() > MAX_NAME_LENGTH) {
+        if (PermitRows.refusal(request) != null) {
             return CompletableFuture.completedFuture(null); // never attempted: nothing to undo
         }
         return calls.submit("cancel a request for lock '" + request.name() + "'",
@@ -204,6 +259,17 @@ public class JdbcLockStore implements LockStore {
      *        {@link LockSql#release()}); 0 for an undo, whose grant nobody used
      */
     private int release(Connection connection, LockRequest request, long fencingToken) throws SQLException {
+        if (request.permitted()) {
+            // The slot row keeps its token, the name row counts them: the released token needs no keeping.
+            try (PreparedStatement statement = prepare(connection, sql(connection).releasePermit())) {
+                statement.setArray(1, PermitTransactions.keys(connection, request.name(), request.permits()));
+                statement.setString(2, request.ownerToken());
+                return statement.executeUpdate();
+            }
+            catch (SQLException ex) {
+                throw SqlErrors.explain(ex, config.tableName());
+            }
+        }
         try (PreparedStatement statement = prepare(connection, sql(connection).release())) {
             statement.setLong(1, fencingToken);
             statement.setString(2, request.name());
@@ -217,13 +283,12 @@ public class JdbcLockStore implements LockStore {
 
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
-        if (name.length() > MAX_NAME_LENGTH) {
+        if (!PermitRows.storable(name)) {
             return CompletableFuture.completedFuture(false); // a name no attempt could have stored
         }
         return calls.submit("force the release of lock '" + name + "'", connection -> {
-            try (PreparedStatement statement = prepare(connection, sql(connection).forceRelease())) {
-                statement.setString(1, name);
-                return statement.executeUpdate() == 1;
+            try {
+                return permits.forceRelease(connection, sql(connection), name);
             }
             catch (SQLException ex) {
                 throw SqlErrors.explain(ex, config.tableName());
@@ -249,18 +314,40 @@ public class JdbcLockStore implements LockStore {
         });
     }
 
+    /**
+     * @return per lease of the batch, the rows renewed (1 when renewed); locks and permits each in one JDBC batch,
+     *         all in one transaction
+     */
     private int[] renew(Connection connection, List<Lease> batch) throws SQLException {
+        List<Lease> locks = new ArrayList<>(batch.size());
+        List<Lease> permitLeases = new ArrayList<>();
+        for (Lease lease : batch) {
+            (lease.request().permitted() ? permitLeases : locks).add(lease);
+        }
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false); // one commit (one log flush) for the whole batch
-        try (PreparedStatement statement = prepare(connection, sql(connection).renew())) {
-            for (Lease lease : batch) {
-                statement.setLong(1, lease.request().leaseMillis());
-                statement.setString(2, lease.request().name());
-                statement.setString(3, lease.request().ownerToken());
-                statement.addBatch();
+        try {
+            LockSql statements = sql(connection);
+            Map<Lease, Integer> renewed = new LinkedHashMap<>();
+            if (!locks.isEmpty()) {
+                try (PreparedStatement statement = prepare(connection, statements.renew())) {
+                    for (Lease lease : locks) {
+                        statement.setLong(1, lease.request().leaseMillis());
+                        statement.setString(2, lease.request().name());
+                        statement.setString(3, lease.request().ownerToken());
+                        statement.addBatch();
+                    }
+                    put(renewed, locks, statement.executeBatch());
+                }
             }
-            int[] counts = statement.executeBatch();
+            if (!permitLeases.isEmpty()) {
+                put(renewed, permitLeases, renewPermits(connection, statements, permitLeases));
+            }
             connection.commit();
+            int[] counts = new int[batch.size()];
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = renewed.getOrDefault(batch.get(i), 0);
+            }
             return counts;
         }
         catch (SQLException ex) {
@@ -269,6 +356,55 @@ public class JdbcLockStore implements LockStore {
         }
         finally {
             connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    /**
+     * Permits: first the name rows' leases (in name order, as every transaction on a name with permits locks its
+     * name row before a slot row: no cycle of waits with a grant), only where the name is still held with these
+     * permits; then the holders' slot rows, only of those names. A name row's lease so stays at least as long as
+     * every permit's, and a permit is never renewed after a forced release or a lock took the name over.
+     */
+    private int[] renewPermits(Connection connection, LockSql statements, List<Lease> leases) throws SQLException {
+        int[] marked;
+        try (PreparedStatement statement = prepare(connection, statements.extendMarker())) {
+            for (Lease lease : leases) {
+                statement.setLong(1, lease.request().leaseMillis());
+                statement.setString(2, lease.request().name());
+                statement.setString(3, PermitRows.marker(lease.request().permits()));
+                statement.addBatch();
+            }
+            marked = statement.executeBatch();
+        }
+        List<Lease> held = new ArrayList<>(leases.size());
+        for (int i = 0; i < leases.size(); i++) {
+            if (marked[i] > 0) {
+                held.add(leases.get(i));
+            }
+        }
+        Map<Lease, Integer> renewed = new LinkedHashMap<>();
+        if (!held.isEmpty()) {
+            try (PreparedStatement statement = prepare(connection, statements.renewPermit())) {
+                for (Lease lease : held) {
+                    statement.setLong(1, lease.request().leaseMillis());
+                    statement.setArray(2, PermitTransactions.keys(connection, lease.request().name(),
+                            lease.request().permits()));
+                    statement.setString(3, lease.request().ownerToken());
+                    statement.addBatch();
+                }
+                put(renewed, held, statement.executeBatch());
+            }
+        }
+        int[] counts = new int[leases.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = renewed.getOrDefault(leases.get(i), 0);
+        }
+        return counts;
+    }
+
+    private static void put(Map<Lease, Integer> renewed, List<Lease> leases, int[] counts) {
+        for (int i = 0; i < leases.size(); i++) {
+            renewed.put(leases.get(i), counts[i]);
         }
     }
 
