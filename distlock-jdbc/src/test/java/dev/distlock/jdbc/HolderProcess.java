@@ -12,8 +12,8 @@ import dev.distlock.test.HolderJvm;
 
 /**
  * A separate JVM that takes a lock in the database and holds it until it is killed; used to show that a crashed
- * holder blocks the lock for at most its lease. Arguments: JDBC URL, table, lock name, lease in ms. Prints
- * "LOCKED token".
+ * holder blocks the lock for at most its lease. Arguments: JDBC URL, table, lock name, lease in ms, and optionally
+ * the permits of the name (a lock without). Prints "LOCKED token".
  */
 public final class HolderProcess {
 
@@ -21,7 +21,7 @@ public final class HolderProcess {
     }
 
     /**
-     * @param args JDBC URL, table, lock name, lease ms
+     * @param args JDBC URL, table, lock name, lease ms[, permits]
      * @throws InterruptedException never in practice: the process is killed while sleeping
      */
     public static void main(String[] args) throws InterruptedException {
@@ -33,7 +33,8 @@ public final class HolderProcess {
                 .withTableName(args[1])), LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(
                         args[3]))), LockListener.NONE);
         service.start();
-        LockHandle handle = service.lock(args[2], LockOptions.defaults());
+        int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
+        LockHandle handle = service.lock(args[2], LockOptions.defaults().withPermits(permits));
         System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL

@@ -1,0 +1,253 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LockException;
+import dev.distlock.LockType;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static dev.distlock.jdbc.Answers.answer;
+import static dev.distlock.jdbc.JdbcLockStoreTests.lease;
+import static dev.distlock.jdbc.JdbcLockStoreTests.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What is particular to permits in the JDBC store ({@link PermitRows}), called directly as the engine would, on H2
+ * (also in its PostgreSQL mode) and PostgreSQL: the rows (a marked name row and one slot row per holder, swept like
+ * a lock's once free), grants racing from eight nodes at once never exceeding the permits nor repeating a token,
+ * a forced release of every holder, a name taken by the other kind once every holder is gone, renewals that keep
+ * the name row's lease above every holder's, and the names the store refuses.
+ */
+class JdbcPermitsTests {
+
+    private static final String TABLE = "permit_lock";
+
+    private static final Duration RETENTION = Duration.ofMillis(1_500);
+
+    private static JdbcLockStore startedStore(TestDatabase database) {
+        JdbcLockStore store = new JdbcLockStore(database.pool(2), JdbcLockConfig.defaults().withTableName(TABLE)
+                .withCommandTimeout(Duration.ofSeconds(1)).withRowRetention(RETENTION));
+        store.start(StoreEvents.NONE);
+        return store;
+    }
+
+    private static LockRequest permit(String name, String owner, int permits, long leaseMillis) {
+        return new LockRequest(name, LockType.REENTRANT, owner, Duration.ofSeconds(1), Duration.ofMillis(leaseMillis),
+                true, permits);
+    }
+
+    private static Lease grant(JdbcLockStore store, LockRequest request) {
+        Attempt attempt = answer(store.attempt(request, 0, false));
+        assertThat(attempt.isAcquired()).as("granted: %s", request).isTrue();
+        return lease(request, attempt.fencingToken());
+    }
+
+    private static long rows(TestDatabase database) throws Exception {
+        return ((Number) database.queryValue("SELECT COUNT(*) FROM " + TABLE, null)).longValue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL })
+    void aNameRowMarkedWithThePermitsAndASlotRowPerHolderWhichAreSweptOnceFree(String db) throws Exception {
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                List<Lease> held = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    held.add(grant(store, permit("rows", "owner-" + i, 3, 5_000)));
+                }
+                assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "rows"))
+                        .isEqualTo("#3");
+                assertThat(database.queryValue("SELECT fencing_token FROM " + TABLE + " WHERE lock_name = ?", "rows"))
+                        .as("the name row counts the tokens").isEqualTo(held.get(2).fencingToken());
+                for (int i = 0; i < 3; i++) {
+                    assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?",
+                            "rows" + PermitRows.SEPARATOR + i)).isEqualTo("owner-" + i);
+                }
+                assertThat(rows(database)).isEqualTo(4L);
+                long last = held.get(2).fencingToken();
+                for (Lease lease : held) {
+                    assertThat(answer(store.release(lease))).isEqualTo(ReleaseResult.RELEASED);
+                }
+                // The name row's lease still runs (it outlasts every holder's), but nobody holds a permit: swept
+                // once that lease has ended longer ago than the retention, as the free slot rows are.
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(rows(database)).isZero());
+                assertThat(grant(store, permit("rows", "again", 3, 60_000)).fencingToken())
+                        .as("tokens go on increasing after the rows went").isGreaterThan(last);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL })
+    void grantsRacingFromEightNodesNeverExceedThePermitsNorRepeatAToken(String db) throws Exception {
+        int nodes = 8;
+        int permits = 3;
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            List<JdbcLockStore> stores = new ArrayList<>();
+            ExecutorService threads = Executors.newFixedThreadPool(nodes);
+            try {
+                for (int i = 0; i < nodes; i++) {
+                    stores.add(startedStore(database));
+                }
+                List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+                long previousRound = 0;
+                int granted = 0;
+                for (int round = 0; round < 15; round++) {
+                    CountDownLatch start = new CountDownLatch(1);
+                    List<Future<Lease>> attempts = new ArrayList<>();
+                    for (int node = 0; node < nodes; node++) {
+                        JdbcLockStore store = stores.get(node);
+                        LockRequest request = permit("race", "r" + round + "-n" + node, permits, 30_000);
+                        attempts.add(threads.submit(() -> {
+                            start.await();
+                            Attempt attempt = answer(store.attempt(request, 0, false));
+                            return attempt.isAcquired() ? lease(request, attempt.fencingToken()) : null;
+                        }));
+                    }
+                    start.countDown();
+                    List<Lease> holders = new ArrayList<>();
+                    for (Future<Lease> attempt : attempts) {
+                        Lease lease = attempt.get(30, TimeUnit.SECONDS);
+                        if (lease != null) {
+                            holders.add(lease);
+                        }
+                    }
+                    assertThat(holders).as("holders at once in round %d", round).hasSizeLessThanOrEqualTo(permits);
+                    for (Lease holder : holders) {
+                        assertThat(holder.fencingToken()).as("above every token of the rounds before")
+                                .isGreaterThan(previousRound);
+                        tokens.add(holder.fencingToken());
+                    }
+                    previousRound = tokens.stream().mapToLong(Long::longValue).max().orElse(previousRound);
+                    granted += holders.size();
+                    for (Lease holder : holders) {
+                        assertThat(answer(stores.get(0).release(holder))).isEqualTo(ReleaseResult.RELEASED);
+                    }
+                }
+                assertThat(tokens).doesNotHaveDuplicates();
+                assertThat(granted).as("permits granted in 15 rounds").isGreaterThanOrEqualTo(15);
+            }
+            finally {
+                threads.shutdownNow();
+                stores.forEach(JdbcLockStore::close);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void aForcedReleaseFreesEveryPermitAndTheNextTokenIsAboveTheirs(String db) throws Exception {
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                Lease first = grant(store, permit("forced", "a", 2, 60_000));
+                Lease second = grant(store, permit("forced", "b", 2, 60_000));
+                assertThat(answer(store.forceRelease("forced"))).isTrue();
+                assertThat(answer(store.renew(List.of(first, second))))
+                        .containsExactly(RenewalResult.LOST, RenewalResult.LOST);
+                assertThat(answer(store.release(first))).isEqualTo(ReleaseResult.EXPIRED);
+                Lease lock = grant(store, request("forced", "lock", 60_000));
+                assertThat(lock.fencingToken()).as("a lock may take the name at once, above the permits' tokens")
+                        .isGreaterThan(second.fencingToken());
+                assertThat(answer(store.forceRelease("forced"))).as("the lock").isTrue();
+                Lease again = grant(store, permit("forced", "c", 2, 60_000));
+                assertThat(again.fencingToken()).isGreaterThan(lock.fencingToken());
+                assertThat(answer(store.release(again))).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(answer(store.forceRelease("forced"))).as("no holder left").isFalse();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void eitherKindTakesTheNameOnceEveryHolderOfTheOtherIsGone(String db) throws Exception {
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                Lease permit = grant(store, permit("kinds", "p", 3, 60_000));
+                assertThat(answer(store.attempt(permit("kinds", "p", 3, 60_000), 0, false)).fencingToken())
+                        .as("a repeated attempt of the holder").isEqualTo(permit.fencingToken());
+                assertThatThrownBy(() -> answer(store.attempt(request("kinds", "l", 60_000), 0, false)))
+                        .isInstanceOf(LockException.class).hasMessageContaining("3 permits");
+                assertThat(answer(store.release(permit))).isEqualTo(ReleaseResult.RELEASED);
+                // The name row's lease runs on, but no permit is held: a lock takes the name.
+                Lease lock = grant(store, request("kinds", "l", 60_000));
+                assertThat(lock.fencingToken()).isGreaterThan(permit.fencingToken());
+                assertThatThrownBy(() -> answer(store.attempt(permit("kinds", "q", 2, 60_000), 0, false)))
+                        .isInstanceOf(LockException.class).hasMessageContaining("1 permit,");
+                assertThat(answer(store.release(lock))).isEqualTo(ReleaseResult.RELEASED);
+                Lease two = grant(store, permit("kinds", "q", 2, 60_000));
+                assertThat(two.fencingToken()).isGreaterThan(lock.fencingToken());
+                assertThatThrownBy(() -> answer(store.attempt(permit("kinds", "r", 3, 60_000), 0, false)))
+                        .isInstanceOf(LockException.class).hasMessageContaining("2 permits");
+                assertThat(answer(store.release(two))).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(grant(store, permit("kinds", "r", 3, 60_000)).fencingToken())
+                        .isGreaterThan(two.fencingToken());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void renewalsKeepTheNameRowsLeaseAboveEveryHoldersAndLeaveTheLostOnesLost(String db) throws Exception {
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                Lease shortOne = grant(store, permit("renewed", "a", 2, 500));
+                Lease other = grant(store, permit("renewed", "b", 2, 60_000));
+                Lease lock = grant(store, request("plain", "c", 60_000));
+                // The same holder renewed with a longer lease: the name row's must follow.
+                Lease longer = lease(permit("renewed", "a", 2, 120_000), shortOne.fencingToken());
+                Lease stranger = lease(permit("renewed", "nobody", 2, 120_000), 1);
+                assertThat(answer(store.renew(List.of(longer, lock, stranger, other)))).containsExactly(
+                        RenewalResult.RENEWED, RenewalResult.RENEWED, RenewalResult.LOST, RenewalResult.RENEWED);
+                assertThat(database.queryValue("SELECT COUNT(*) FROM " + TABLE + " n WHERE n.lock_name = ?"
+                        + " AND n.lease_until > CURRENT_TIMESTAMP + INTERVAL '100' SECOND AND n.lease_until >= ALL"
+                        + " (SELECT s.lease_until FROM " + TABLE + " s WHERE s.lock_name <> n.lock_name"
+                        + " AND s.lock_name <> 'plain')", "renewed")).isEqualTo(1L);
+            }
+        }
+    }
+
+    @Test
+    void namesThatCannotBeStoredAreRefusedWithAClearMessage() throws Exception {
+        try (TestDatabase database = TestDatabase.of(TestDatabase.H2)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                assertThatThrownBy(() -> store.attempt(request("a" + PermitRows.SEPARATOR + "0", "x", 1000), 0, false))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+001F");
+                assertThatThrownBy(() -> store.attempt(permit("b" + PermitRows.SEPARATOR, "x", 2, 1000), 0, false))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+001F");
+                // 255 characters for a lock; a permit's row adds the separator and the index.
+                grant(store, request("l".repeat(255), "x", 1000));
+                grant(store, permit("p".repeat(253), "x", 2, 1000));
+                assertThatThrownBy(() -> store.attempt(permit("q".repeat(254), "x", 2, 1000), 0, false))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 253");
+                grant(store, permit("r".repeat(252), "x", 11, 1000));
+                assertThatThrownBy(() -> store.attempt(permit("s".repeat(253), "x", 11, 1000), 0, false))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 252");
+                assertThat(answer(store.forceRelease("t" + PermitRows.SEPARATOR))).isFalse();
+            }
+        }
+    }
+}
