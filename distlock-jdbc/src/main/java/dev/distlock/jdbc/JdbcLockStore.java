@@ -201,25 +201,29 @@ public class JdbcLockStore implements LockStore {
      */
     private PermitTransactions.Outcome acquireLock(Connection connection, LockSql statements, LockRequest request)
             throws SQLException {
+        String holder = null;
         try (PreparedStatement statement = prepare(connection, statements.acquire())) {
-            statement.setString(1, request.name());
-            statement.setString(2, request.ownerToken());
-            statement.setLong(3, request.leaseMillis());
+            statements.bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis());
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
-                    return new PermitTransactions.Granted(rows.getLong(1));
+                    long token = rows.getLong(1);
+                    if (!rows.wasNull()) {
+                        return new PermitTransactions.Granted(token);
+                    }
+                    holder = rows.getString(2);
                 }
             }
         }
-        try (PreparedStatement owner = prepare(connection, statements.ownerOf())) {
-            owner.setString(1, request.name());
-            try (ResultSet rows = owner.executeQuery()) {
-                if (!rows.next() || PermitRows.permitsOf(rows.getString(1)).isEmpty()) {
-                    return PermitTransactions.BUSY;
+        if (!statements.acquireTellsTheHolder()) {
+            try (PreparedStatement owner = prepare(connection, statements.liveOwner())) {
+                owner.setString(1, request.name());
+                try (ResultSet rows = owner.executeQuery()) {
+                    holder = rows.next() ? rows.getString(1) : null;
                 }
             }
         }
-        return permits.acquire(connection, statements, request);
+        return PermitRows.permitsOf(holder).isPresent() ? permits.acquire(connection, statements, request)
+                : PermitTransactions.BUSY;
     }
 
     /**

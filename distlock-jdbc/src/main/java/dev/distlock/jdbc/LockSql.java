@@ -91,7 +91,7 @@ final class LockSql {
 
     private final String freeNameRow;
 
-    private final String ownerOf;
+    private final String liveOwner;
 
     private final String slots;
 
@@ -147,7 +147,7 @@ final class LockSql {
                 + " WHERE lock_name = ?";
         this.freeNameRow = "UPDATE " + table + " SET owner_token = NULL, lease_until = CURRENT_TIMESTAMP"
                 + " WHERE lock_name = ?";
-        this.ownerOf = "SELECT owner_token FROM " + table + " WHERE lock_name = ?";
+        this.liveOwner = "SELECT owner_token FROM " + table + " WHERE lock_name = ? AND lease_until > CURRENT_TIMESTAMP";
         this.slots = "SELECT lock_name, owner_token, fencing_token, lease_until > CURRENT_TIMESTAMP FROM " + table
                 + " WHERE lock_name = ANY(?)";
         // Re-checked on the row: a slot freed meanwhile is still free, one renewed meanwhile is not taken.
@@ -198,12 +198,15 @@ final class LockSql {
     }
 
     /**
-     * Parameters: lock name, owner token, lease in ms. One row with the fencing token when granted (new row, free
-     * row, expired row, or a repeat by the same owner, which keeps its token), none when another owner holds a live
-     * lease. Atomic: the conflict clause locks the row, so two callers cannot both take it.
+     * Parameters: lock name, owner token, lease in ms, lock name again. One row: the fencing token when granted (new
+     * row, free row, expired row, or a repeat by the same owner, which keeps its token), else NULL and the owner
+     * token of the live holder, so that a busy answer tells without another round trip whether the name is held
+     * with permits (the marker, {@link PermitRows}). Atomic: the conflict clause locks the row, so two callers
+     * cannot both take it. The holder is read as the statement began: a name marked meanwhile is seen at the next
+     * attempt.
      */
     private static String postgresAcquire(String table) {
-        return "INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until)"
+        return "WITH granted AS (INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until)"
                 + " VALUES (?, ?, " + CLOCK_MICROS + ", " + LEASE_END + ")"
                 + " ON CONFLICT (lock_name) DO UPDATE SET"
                 + " fencing_token = CASE WHEN t.owner_token = EXCLUDED.owner_token THEN t.fencing_token"
@@ -211,10 +214,16 @@ final class LockSql {
                 + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until"
                 + " WHERE t.owner_token IS NULL OR t.owner_token = EXCLUDED.owner_token"
                 + " OR t.lease_until <= CURRENT_TIMESTAMP"
-                + " RETURNING t.fencing_token";
+                + " RETURNING t.fencing_token)"
+                + " SELECT (SELECT fencing_token FROM granted), (SELECT owner_token FROM " + table
+                + " WHERE lock_name = ? AND lease_until > CURRENT_TIMESTAMP)";
     }
 
-    /** The same as {@link #postgresAcquire} for H2. Two callers inserting a new name at once: one gets 23505. */
+    /**
+     * The same as {@link #postgresAcquire} for H2 (parameters name, owner, lease ms), but a busy answer is no row:
+     * H2 takes a data change delta table only as the whole query, so {@link #liveOwner()} tells who holds the name.
+     * Two callers inserting a new name at once: one gets 23505.
+     */
     private static String h2Acquire(String table) {
         String leaseEnd = "CURRENT_TIMESTAMP + s.l * INTERVAL '0.001' SECOND";
         return "SELECT fencing_token FROM FINAL TABLE (MERGE INTO " + table + " t"
@@ -229,9 +238,35 @@ final class LockSql {
                 + " VALUES (s.n, s.o, " + CLOCK_MICROS + ", " + leaseEnd + "))";
     }
 
-    /** @return the acquire query: parameters name, owner, lease ms; one row with the token when granted */
+    /**
+     * @return the acquire query: parameters set by {@link #bindAcquire}; a row with the token when granted, else
+     *         no row or a row whose token is NULL and, where {@link #acquireTellsTheHolder()}, the live holder's
+     *         owner token
+     */
     String acquire() {
         return acquire;
+    }
+
+    /**
+     * @param statement a statement of {@link #acquire()}
+     * @param name the lock name
+     * @param ownerToken the request's owner token
+     * @param leaseMillis the lease
+     * @throws SQLException when the driver refuses a value
+     */
+    void bindAcquire(PreparedStatement statement, String name, String ownerToken, long leaseMillis)
+            throws SQLException {
+        statement.setString(1, name);
+        statement.setString(2, ownerToken);
+        statement.setLong(3, leaseMillis);
+        if (dialect == Dialect.POSTGRESQL) {
+            statement.setString(4, name);
+        }
+    }
+
+    /** @return whether a busy answer of {@link #acquire()} says who holds the name (else ask {@link #liveOwner()}) */
+    boolean acquireTellsTheHolder() {
+        return dialect == Dialect.POSTGRESQL;
     }
 
     /**
@@ -307,9 +342,9 @@ final class LockSql {
         return freeNameRow;
     }
 
-    /** @return the query of a row's owner token: parameter the name; no row for an unknown name */
-    String ownerOf() {
-        return ownerOf;
+    /** @return the query of the owner token of a live lease: parameter the name; no row when nobody holds it */
+    String liveOwner() {
+        return liveOwner;
     }
 
     /**
