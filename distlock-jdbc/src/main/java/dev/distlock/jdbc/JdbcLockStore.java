@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * <li>A cancel is the same owner-checked release: a waiter leaves no trace in the table, but an attempt whose
  * answer the caller never took may have taken the row for the request's owner token.</li>
  * <li>Renewals are one JDBC batch of owner-checked {@code UPDATE}s per call, in one transaction, in lock-name order
- * (two nodes' batches never wait for each other in a cycle).</li>
+ * (two nodes' batches never wait for each other in a cycle); leases of permits add two batches in the same
+ * transaction, their name rows' leases first, then their slot rows.</li>
  * <li>Every call runs on a thread of the store ({@link BoundedCalls}), never the caller's, which waits for the
  * answer only as long as the engine allows ({@code distlock.command-timeout}). Each statement also carries that
  * timeout, rounded up to whole seconds, so that the database gives up too.</li>

@@ -10,13 +10,16 @@ import java.util.Locale;
  * matter, only the database's. Leases are durations (milliseconds) turned into an end time by the database.
  * <p>
  * Release and renewal are plain SQL that PostgreSQL and H2 share (and most databases accept, but for the interval
- * arithmetic). Only the acquire differs: it is one atomic statement that inserts the row of a new name or takes
- * over a free or expired row, and returns the new fencing token — {@code INSERT ... ON CONFLICT DO UPDATE ...
- * RETURNING} on PostgreSQL, {@code MERGE} inside {@code FINAL TABLE} on H2.
+ * arithmetic). Only the acquire of a lock differs: it is one atomic statement that inserts the row of a new name or
+ * takes over a free or expired row, and returns the new fencing token — {@code INSERT ... ON CONFLICT DO UPDATE ...
+ * RETURNING} on PostgreSQL (in a {@code WITH} whose one row also names the live holder when busy, so that a refused
+ * lock learns without another round trip that the name is held with permits), {@code MERGE} inside
+ * {@code FINAL TABLE} on H2 (which asks {@link #liveOwner()} after a refusal).
  * <p>
  * The table (see {@code schema-*.sql}): {@code lock_name} (primary key), {@code owner_token} (the holder's owner
  * token, {@code NULL} when free), {@code fencing_token} (the last token issued, kept after release) and
  * {@code lease_until} (end of the holder's lease, on the database clock; the time of the release once released).
+ * A name used with permits has more than one row, see below.
  * <p>
  * Rows do not stay forever: {@link #deleteExpired()} removes those whose lease ended longer ago than the row
  * retention, so the table holds the names locked recently, not every name ever locked.
@@ -25,10 +28,12 @@ import java.util.Locale;
  * the tokens and outlasts every holder's lease; a slot row per permit holds one holder as a lock's row does. Their
  * statements are plain SQL that both databases share: a grant is one short transaction that first locks the name
  * row ({@link #lockNameRow()}), so grants of one name follow each other, then reads the slot rows, takes a free or
- * expired one and the next token from the name row. Releases and renewals find the holder's slot row among the
- * name's with {@code lock_name = ANY(?)} (an array of the slot keys: one statement per lease, as for a lock, and
- * the primary key's index). The row sweep needs nothing more: a slot row is swept as a lock's row is, and a
- * marked name row is swept only after its lease, hence every holder's, ended longer ago than the retention.
+ * expired one and the next token from the name row (under its lock: two grants in the same microsecond of the
+ * database clock still get two tokens). Releases and renewals find the holder's slot row among the name's with
+ * {@code lock_name = ANY(?)} (an array of the slot keys: one statement per lease, as for a lock, and the primary
+ * key's index); a renewal first extends the name row's lease ({@link #extendMarker()}). The row sweep needs nothing
+ * more: a slot row is swept as a lock's row is, and a marked name row is swept only after its lease, hence every
+ * holder's, ended longer ago than the retention.
  */
 final class LockSql {
 

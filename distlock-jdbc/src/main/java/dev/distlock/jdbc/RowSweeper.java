@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * most every minute), deletes the rows of names whose last lease ended longer ago than the retention, in batches
  * so that no statement holds many row locks. Every node sweeps (a delete is idempotent, the batches are small);
  * the first sweep comes after a random part of the interval, so that nodes started together do not sweep in step.
- * A database that cannot be reached only delays the next sweep: the lock path reports it.
+ * A database that cannot be reached only delays the next sweep: the lock path reports it. The rows of permits need
+ * no sweep of their own ({@link PermitRows}): a free slot row goes like a lock's row, and a name row marked for
+ * permits only once its lease, which outlasts every holder's, ended longer ago than the retention.
  */
 final class RowSweeper implements AutoCloseable {
 
