@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * What is particular to permits in the JDBC store ({@link PermitRows}), called directly as the engine would, on H2
  * (also in its PostgreSQL mode) and PostgreSQL: the rows (a marked name row and one slot row per holder, swept like
  * a lock's once free), grants racing from eight nodes at once never exceeding the permits nor repeating a token,
- * a forced release of every holder, a name taken by the other kind once every holder is gone, renewals that keep
+ * locks and permits racing for one name never holding it together, a forced release of every holder, a name taken by the other kind once every holder is gone, renewals that keep
  * the name row's lease above every holder's, and the names the store refuses.
  */
 class JdbcPermitsTests {
@@ -146,6 +146,77 @@ class JdbcPermitsTests {
                 }
                 assertThat(tokens).doesNotHaveDuplicates();
                 assertThat(granted).as("permits granted in 15 rounds").isGreaterThanOrEqualTo(15);
+            }
+            finally {
+                threads.shutdownNow();
+                stores.forEach(JdbcLockStore::close);
+            }
+        }
+    }
+
+    /**
+     * Locks and permits of one name asked for at once, round after round: the name's holders are either one lock
+     * or at most the permits, never both (a lock's one statement and a permit's transaction meet at the name row);
+     * a loser is busy or told of the other kind. After a round of permits the name row's lease runs on, so the
+     * next round's locks take the name over through the transaction.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    void locksAndPermitsRacingForANameNeverHoldItTogether(String db) throws Exception {
+        int nodes = 8;
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            List<JdbcLockStore> stores = new ArrayList<>();
+            ExecutorService threads = Executors.newFixedThreadPool(nodes);
+            try {
+                for (int i = 0; i < nodes; i++) {
+                    stores.add(startedStore(database));
+                }
+                int lockRounds = 0;
+                int permitRounds = 0;
+                for (int round = 0; round < 20; round++) {
+                    CountDownLatch start = new CountDownLatch(1);
+                    List<Future<Lease>> attempts = new ArrayList<>();
+                    for (int node = 0; node < nodes; node++) {
+                        JdbcLockStore store = stores.get(node);
+                        String owner = "r" + round + "-n" + node;
+                        LockRequest request = node % 2 == 0 ? request("mixed", owner, 30_000)
+                                : permit("mixed", owner, 2, 30_000);
+                        attempts.add(threads.submit(() -> {
+                            start.await();
+                            try {
+                                Attempt attempt = answer(store.attempt(request, 0, false));
+                                return attempt.isAcquired() ? lease(request, attempt.fencingToken()) : null;
+                            }
+                            catch (LockException ex) {
+                                assertThat(ex).hasMessageContaining("every caller of a name must ask with the same");
+                                return null;
+                            }
+                        }));
+                    }
+                    start.countDown();
+                    List<Lease> locks = new ArrayList<>();
+                    List<Lease> permits = new ArrayList<>();
+                    for (Future<Lease> attempt : attempts) {
+                        Lease lease = attempt.get(30, TimeUnit.SECONDS);
+                        if (lease != null) {
+                            (lease.request().permitted() ? permits : locks).add(lease);
+                        }
+                    }
+                    assertThat(locks).as("lock holders in round %d", round).hasSizeLessThanOrEqualTo(1);
+                    assertThat(permits).as("permit holders in round %d", round).hasSizeLessThanOrEqualTo(2);
+                    assertThat(locks.isEmpty() || permits.isEmpty())
+                            .as("a lock and permits held together in round %d", round).isTrue();
+                    lockRounds += locks.size();
+                    permitRounds += permits.isEmpty() ? 0 : 1;
+                    for (Lease holder : locks) {
+                        assertThat(answer(stores.get(0).release(holder))).isEqualTo(ReleaseResult.RELEASED);
+                    }
+                    for (Lease holder : permits) {
+                        assertThat(answer(stores.get(0).release(holder))).isEqualTo(ReleaseResult.RELEASED);
+                    }
+                }
+                assertThat(lockRounds + permitRounds).as("rounds with a holder").isPositive();
             }
             finally {
                 threads.shutdownNow();
