@@ -116,7 +116,10 @@ final class Report {
         line("Reproduce (needs only a JDK 17+; the harness starts its own `redis-server`, or pass `--redis host:port`):");
         line("");
         line("```bash");
-        line(COMMAND + (args.isBlank() ? "" : " " + args));
+        // K starts the sample's jar: the command builds it too.
+        String command = settings.workloads().contains(FlashSaleWorkload.MEASUREMENT)
+                ? COMMAND.replace("-pl distlock-benchmarks", "-pl sample-app,distlock-benchmarks") : COMMAND;
+        line(command + (args.isBlank() ? "" : " " + args));
         line("```");
         line("");
         line("`--seconds N` (per measurement, default 10), `--warmup N` (default 3), `--repeats N` (default 3), "
@@ -278,7 +281,8 @@ final class Report {
         }
         line("| run length | " + (environment.duration() == null ? "?" : environment.duration().toSeconds() + " s")
                 + " (" + settings.warmup().toSeconds() + " s warm-up + " + settings.measure().toSeconds()
-                + " s per timed measurement) |");
+                + " s per timed measurement" + (settings.workloads().contains(FlashSaleWorkload.MEASUREMENT)
+                        ? "; K: its sales, not the instances' start" : "") + ") |");
         line("");
     }
 
