@@ -42,8 +42,15 @@ CREATE TABLE IF NOT EXISTS demo_lock_hold (
     requested_at  BIGINT       NOT NULL,
     acquired_at   BIGINT,
     released_at   BIGINT       NOT NULL,
-    outcome       VARCHAR(20)  NOT NULL
+    outcome       VARCHAR(20)  NOT NULL,
+    -- When the lock service granted the lock and when its release returned, around the body (acquired_at to
+    -- released_at); NULL when no lock was taken.
+    lock_granted_at  BIGINT,
+    lock_released_at BIGINT
 );
+-- A database made by an older sample lacks the two columns.
+ALTER TABLE demo_lock_hold ADD COLUMN IF NOT EXISTS lock_granted_at BIGINT;
+ALTER TABLE demo_lock_hold ADD COLUMN IF NOT EXISTS lock_released_at BIGINT;
 CREATE INDEX IF NOT EXISTS demo_lock_hold_window ON demo_lock_hold (lock_name, released_at);
 
 -- Each instance's meters, sampled once a second (cumulative counts, so a missed sample loses nothing).

@@ -21,6 +21,10 @@ import dev.distlock.embedded.RedisServerProcess;
  * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
  * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper,etcd,etcd-3] [--out docs/benchmarks.md]
  * [--note "..."]}
+ * <p>
+ * Workload K (the sample's flash sale) runs only when named, e.g. {@code --workloads K}: it starts the sample app's
+ * executable jar, {@code --sample-jar PATH} or {@code -Ddistlock.sample.jar=PATH}, by default the one in
+ * {@code sample-app/target} ({@code ./mvnw -pl sample-app -am package -DskipTests}).
  */
 public final class BenchmarkMain {
 
@@ -61,11 +65,14 @@ public final class BenchmarkMain {
             }
         }
         for (String letter : settings.workloads()) {
-            if (!Settings.ALL_WORKLOADS.contains(letter)) {
+            if (!Settings.ALL_WORKLOADS.contains(letter) && !Settings.NAMED_ONLY_WORKLOADS.contains(letter)) {
                 throw new IllegalArgumentException("--workloads: unknown '" + letter + "', known: "
-                        + Settings.ALL_WORKLOADS);
+                        + Settings.ALL_WORKLOADS + " and, run only when named, " + Settings.NAMED_ONLY_WORKLOADS);
             }
         }
+        // Found before anything starts: a missing jar should fail the run at once, not after the other workloads.
+        Path sampleJar = settings.workloads().contains("K") ? FlashSaleWorkload.sampleJar(options.get("sample-jar"))
+                : null;
         Path out = Path.of(options.getOrDefault("out", quick ? "target/benchmarks-quick.md" : "docs/benchmarks.md"));
 
         Map<String, LockContender> all = allContenders();
@@ -91,6 +98,7 @@ public final class BenchmarkMain {
         Report.Environment environment;
         long violations;
         StoreWorkloads stores = null;
+        FlashSaleWorkload flashSale = null;
         try (RedisProbe probe = new RedisProbe(target)) {
             environment = Report.Environment.capture(probe, target, server != null, options.get("note"));
             Workloads workloads = new Workloads(target, settings, results, probe, server != null);
@@ -99,6 +107,12 @@ public final class BenchmarkMain {
             if (settings.workloads().contains("S")) {
                 // Started once for the run, before the clock: starting servers is not what S measures.
                 stores = StoreWorkloads.start(settings, results, workloads.exclusionViolations, target);
+            }
+            if (sampleJar != null) {
+                // Started once for the run, like S's servers: starting the instances is not what K measures.
+                log("  K starting %d sample instances (%s) and a warm-up sale with and without the lock",
+                        FlashSaleWorkload.INSTANCES, sampleJar);
+                flashSale = FlashSaleWorkload.start(sampleJar, target, probe, results, workloads.exclusionViolations);
             }
             long started = System.nanoTime();
             for (int repeat = 0; repeat < settings.repeats(); repeat++) {
@@ -209,6 +223,12 @@ public final class BenchmarkMain {
                         stores.hotKey(store);
                     }
                 }
+                if (flashSale != null) {
+                    log("  K flash sale: %d instances, %d buyers, %d in flight, stock %d, with and without the lock",
+                            FlashSaleWorkload.INSTANCES, FlashSaleWorkload.BUYERS, FlashSaleWorkload.CONCURRENCY,
+                            FlashSaleWorkload.STOCK);
+                    flashSale.run(repeat);
+                }
                 // A long run should not lose everything to a late failure: the report so far, after every repeat.
                 write(out, new Report(settings, contenders, stores == null ? List.of() : stores.stores(),
                         stores == null ? List.of() : stores.skipped(), results,
@@ -219,6 +239,9 @@ public final class BenchmarkMain {
             environment = environment.withDuration(Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
+            if (flashSale != null) {
+                flashSale.close();
+            }
             if (stores != null) {
                 stores.close();
             }
@@ -232,7 +255,7 @@ public final class BenchmarkMain {
         System.out.println(markdown);
         if (violations > 0) {
             System.err.println("FAILED: " + violations
-                    + " mutual-exclusion violations (see the violations columns of B, B2, G and S)");
+                    + " mutual-exclusion violations (see the violations columns of B, B2, G and S, and K's oversold)");
             System.exit(1);
         }
         System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive

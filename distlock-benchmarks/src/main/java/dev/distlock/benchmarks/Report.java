@@ -116,14 +116,19 @@ final class Report {
         line("Reproduce (needs only a JDK 17+; the harness starts its own `redis-server`, or pass `--redis host:port`):");
         line("");
         line("```bash");
-        line(COMMAND + (args.isBlank() ? "" : " " + args));
+        // K starts the sample's jar: the command builds it too.
+        String command = settings.workloads().contains(FlashSaleWorkload.MEASUREMENT)
+                ? COMMAND.replace("-pl distlock-benchmarks", "-pl sample-app,distlock-benchmarks") : COMMAND;
+        line(command + (args.isBlank() ? "" : " " + args));
         line("```");
         line("");
         line("`--seconds N` (per measurement, default 10), `--warmup N` (default 3), `--repeats N` (default 3), "
                 + "`--quick` (short smoke run), `--contenders " + String.join(",", BenchmarkMain.allContenders().keySet())
                 + "`, `--workloads " + String.join(",", Settings.ALL_WORKLOADS) + "` (default: all), `--threads 1,8,64` "
                 + "(A), `--processes 2,3,4,8` (B2), `--footprint-names 100000` and `--footprint-lease 5` (H, seconds), "
-                + "`--stores " + String.join(",", Stores.ALL) + "` (S), `--out FILE`.");
+                + "`--stores " + String.join(",", Stores.ALL) + "` (S), `--out FILE`; K (the sample's flash sale) runs only "
+                + "when named (`--workloads K`) and needs the sample's jar (`./mvnw -B -q -pl sample-app -am package "
+                + "-DskipTests`, or `--sample-jar PATH`).");
         line("");
         renderSummary();
         new BeforeAfter(results, this::line).render();
@@ -142,6 +147,7 @@ final class Report {
         renderM();
         renderP();
         renderS();
+        renderK();
         renderMethod();
         return md.toString();
     }
@@ -275,7 +281,8 @@ final class Report {
         }
         line("| run length | " + (environment.duration() == null ? "?" : environment.duration().toSeconds() + " s")
                 + " (" + settings.warmup().toSeconds() + " s warm-up + " + settings.measure().toSeconds()
-                + " s per timed measurement) |");
+                + " s per timed measurement" + (settings.workloads().contains(FlashSaleWorkload.MEASUREMENT)
+                        ? "; K: its sales, not the instances' start" : "") + ") |");
         line("");
     }
 
@@ -813,6 +820,114 @@ final class Report {
         line("- H2 keeps the database in memory (no disk at all): the JDBC path's cost without a database's "
                 + "durability. PostgreSQL keeps its durability defaults: each lock and each release is a commit, "
                 + "flushed to the write-ahead log.");
+        line("");
+    }
+
+    private void renderK() {
+        String k = FlashSaleWorkload.MEASUREMENT;
+        String locked = FlashSaleWorkload.LOCKED;
+        String unlocked = FlashSaleWorkload.UNLOCKED;
+        if (!settings.workloads().contains(k) || !results.has(k, locked, "req/s")) {
+            return;
+        }
+        line("## K. The sample's flash sale: " + FlashSaleWorkload.INSTANCES + " instances, "
+                + String.format(Locale.ROOT, "%,d", FlashSaleWorkload.BUYERS) + " buyers, "
+                + FlashSaleWorkload.CONCURRENCY + " in flight");
+        line("");
+        line("The harness starts " + FlashSaleWorkload.INSTANCES + " instances of the sample app (`java -Xmx256m "
+                + "-XX:+UseSerialGC -jar sample-app.jar`, one shared H2 database, all on this run's Redis), runs one "
+                + "warm-up sale with and one without the lock, then per repeat one of each (the order alternates): "
+                + "`POST /api/demo/flash-sale?lock=true|false&product=1&stock=" + FlashSaleWorkload.STOCK + "&buyers="
+                + FlashSaleWorkload.BUYERS + "&concurrency=" + FlashSaleWorkload.CONCURRENCY + "` on the first "
+                + "instance, which resets the stock and sends the buyers round-robin to all three. Locked buyers "
+                + "call `POST /api/products/1/deduct` (`@DistributedLock(name = \"stock\", key = \"#productId\")` "
+                + "around a `@Transactional` read-check-update), unlocked ones the demo's `deduct-unlocked`, the same "
+                + "code without the lock. *req/s* is buyers ÷ the sale's wall time (stock reset to last answer, as "
+                + "the sample measures it). The figures after it come from the sample's lock timeline "
+                + "(`GET /api/demo/timeline`, merged over the instances): per call the lock's grant and the return "
+                + "of its release (the lock service's listener, on the caller's thread) and the body's start and end; "
+                + "all are wall-clock µs of processes on one machine, so they compare across instances.");
+        line("");
+        line("- *lock busy*: the time some instance holds the lock (grant → release returned) ÷ the wall time; "
+                + "*body busy*: the time some instance runs the locked method's body ÷ the wall time (union of "
+                + "intervals, so concurrent unlocked bodies count once).");
+        line("- *gap*: release returned → the next grant, holds taken in grant order; *same instance* when both "
+                + "holds are on one instance (distlock hands the lease to the next local thread without Redis), "
+                + "*across instances* otherwise. A gap is negative when the next holder's grant came before the "
+                + "previous holder's release call returned (Redis hands the lock over inside the release script).");
+        line("");
+        line("| sale | req/s | seconds | sold | sold out | errors | oversold | lock busy | body busy |");
+        line("|---|---|---|---|---|---|---|---|---|");
+        for (String sale : List.of(locked, unlocked)) {
+            line("| " + named(k, sale) + " | " + cell(k, sale, "req/s") + " | " + cell(k, sale, "seconds") + " | "
+                    + cell(k, sale, "sold") + " | " + cell(k, sale, "sold out") + " | " + cell(k, sale, "errors")
+                    + " | " + cell(k, sale, "oversold") + " | " + cell(k, sale, "lock busy") + " | "
+                    + cell(k, sale, "body busy") + " |");
+        }
+        line("");
+        double lockBusy = results.median(k, locked, "lock busy");
+        double ratio = results.median(k, locked, "req/s") / results.median(k, unlocked, "req/s");
+        double oversold = results.max(k, locked, "oversold");
+        double crossP50 = results.median(k, locked, "cross gap p50");
+        line("| target (issue 22) | measured | met |");
+        line("|---|---|---|");
+        line("| lock busy fraction ≥ 0.8 | " + fmt(lockBusy) + " | " + yes(lockBusy >= 0.8) + " |");
+        line("| locked req/s ≥ 0.9 × unlocked, 0 oversold | " + fmt(ratio) + "×, oversold " + fmt(oversold) + " | "
+                + yes(ratio >= 0.9 && oversold == 0) + " |");
+        line("| cross-instance hand-off gap p50 ≤ 1 ms | " + fmt(crossP50) + " ms | " + yes(crossP50 <= 1) + " |");
+        line("");
+        line("### K hand-offs (locked sales)");
+        line("");
+        line("| hand-off | count | gap p50 ms | gap p90 ms | gap p99 ms | body end → release returned p50 ms | "
+                + "grant → body start p50 ms | body end → next body start p50 ms |");
+        line("|---|---|---|---|---|---|---|---|");
+        for (String where : List.of("same", "cross")) {
+            line("| " + (where.equals("same") ? "same instance" : "across instances") + " | "
+                    + cell(k, locked, where + " hand-offs") + " | " + cell(k, locked, where + " gap p50") + " | "
+                    + cell(k, locked, where + " gap p90") + " | " + cell(k, locked, where + " gap p99") + " | "
+                    + cell(k, locked, where + " body end→release p50") + " | "
+                    + cell(k, locked, where + " grant→body p50") + " | " + cell(k, locked, where + " body gap p50")
+                    + " |");
+        }
+        line("");
+        line("### K: what a cross-instance hand-off is made of");
+        line("");
+        double releaseToPublish = results.median(k, locked, "cross release→publish p50");
+        double publishToGrant = results.median(k, locked, "cross publish→grant p50");
+        double ping = results.median(k, locked, "ping p50");
+        line("After the holder's body ends, its transaction commits and it calls the release script; Redis runs "
+                + "`release.lua`, which reserves the lock for the longest waiter and PUBLISHes its name on "
+                + "`distlock:released`, then replies to the releaser. The waiting instance's subscriber receives the "
+                + "message, wakes the waiting thread (unpark), which runs the acquire script (one round trip) and "
+                + "is granted the lock; the lock advice then begins the transaction and the body starts. The harness "
+                + "subscribes to the same channel and notes when each message arrives (" + cell(k, locked, "publishes")
+                + " messages per locked sale; " + cell(k, locked, "cross matched") + " cross-instance hand-offs "
+                + "matched to one: the last message after the previous body ended and before the grant).");
+        line("");
+        line("| part (medians over the hand-offs, then over the repeats) | ms | how |");
+        line("|---|---|---|");
+        line("| previous body end → its release returned (commit + release round trip; before the gap) | "
+                + cell(k, locked, "cross body end→release p50") + " | timeline |");
+        line("| release returned → PUBLISH seen by the harness (release reply vs PUBLISH delivery) | "
+                + cell(k, locked, "cross release→publish p50") + " | timeline + harness subscriber |");
+        line("| PUBLISH seen → grant (subscriber wake + unpark + acquire round trip) | "
+                + cell(k, locked, "cross publish→grant p50") + " | harness subscriber + timeline |");
+        line("| of which one acquire round trip, at least (harness `PING` p50, idle) | " + cell(k, locked, "ping p50")
+                + " | harness |");
+        line("| left for subscriber wake + unpark + the script's own time (difference of medians, estimate) | "
+                + fmt(publishToGrant - ping) + " | derived |");
+        line("| grant → body start (lock advice, transaction begin) | " + cell(k, locked, "cross grant→body p50")
+                + " | timeline |");
+        line("| whole gap, release returned → grant (p50) | " + cell(k, locked, "cross gap p50")
+                + " | timeline (≈ " + fmt(releaseToPublish + publishToGrant) + " as the sum of the two medians) |");
+        line("");
+        line("Not separable from outside: the release reply and the PUBLISH leave Redis from one script run, so "
+                + "their delivery is measured only against each other; the waiting instance's subscriber wake and "
+                + "the unpark of its thread happen inside its JVM, with no meter or timeline entry for either (the "
+                + "harness's subscriber stands in for the instance's, on another process of the same machine); the "
+                + "acquire round trip of each grant is not recorded (the listener sees only the whole acquisition, "
+                + "started when the buyer first asked), so the idle `PING` round trip stands in for it. Splitting "
+                + "these needs timestamps inside the library (issue 22's later steps).");
         line("");
     }
 

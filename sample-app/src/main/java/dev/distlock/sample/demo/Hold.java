@@ -14,9 +14,31 @@ package dev.distlock.sample.demo;
  *        {@code unavailable} or {@code error}
  * @param overlap whether the body overlapped another hold of the same lock: two holders at once. Computed when the
  *        history is read ({@link OverlapMarker}); always false when recorded
+ * @param lockGrantedAt when the lock service granted the lock (before the transaction began and the body started), or
+ *        null when no lock was granted (an unlocked call, a wait that gave up); see {@link TimelineLockListener}
+ * @param lockReleasedAt when the lock service's release returned (after the body ended and the transaction
+ *        committed), or null when no lock was released
  */
 public record Hold(String instanceId, String lockName, long fencingToken, long requestedAt, Long acquiredAt,
-        long releasedAt, String outcome, boolean overlap) {
+        long releasedAt, String outcome, boolean overlap, Long lockGrantedAt, Long lockReleasedAt) {
+
+    /**
+     * An entry without the lock's own grant and release times (an unlocked call, or a wait that gave up). Not public,
+     * so that the canonical constructor stays the only public one, the one the database rows are mapped with.
+     *
+     * @param instanceId see the record
+     * @param lockName see the record
+     * @param fencingToken see the record
+     * @param requestedAt see the record
+     * @param acquiredAt see the record
+     * @param releasedAt see the record
+     * @param outcome see the record
+     * @param overlap see the record
+     */
+    Hold(String instanceId, String lockName, long fencingToken, long requestedAt, Long acquiredAt,
+            long releasedAt, String outcome, boolean overlap) {
+        this(instanceId, lockName, fencingToken, requestedAt, acquiredAt, releasedAt, outcome, overlap, null, null);
+    }
 
     /** @return whether the body ran (a hold rather than a wait that gave up) */
     public boolean held() {
@@ -25,6 +47,7 @@ public record Hold(String instanceId, String lockName, long fencingToken, long r
 
     /** @return this hold, marked as overlapping another one */
     Hold overlapping() {
-        return new Hold(instanceId, lockName, fencingToken, requestedAt, acquiredAt, releasedAt, outcome, true);
+        return new Hold(instanceId, lockName, fencingToken, requestedAt, acquiredAt, releasedAt, outcome, true,
+                lockGrantedAt, lockReleasedAt);
     }
 }

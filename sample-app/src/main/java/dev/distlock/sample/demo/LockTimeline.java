@@ -29,6 +29,9 @@ import org.springframework.stereotype.Component;
  * {@link #entered()} first and {@link #left()} in a {@code finally}: the body is the critical section the page
  * draws, since it runs strictly inside the lock (the lock advice is outermost; the transaction commits and the lock
  * is released just after the body). The fencing token is the one {@link LockContext#current()} holds for the lock.
+ * The lock's own grant and release, around the body, come from the lock service's listener
+ * ({@link TimelineLockListener} calls {@link #lockGranted} and {@link #lockReleased} on the caller's thread): the
+ * benchmark of the flash sale measures how long the lock is held and the gaps between holders with them.
  * <p>
  * Keeps the hot path light: a clock read and a thread-local per step, then one offer to a bounded in-memory queue.
  * A scheduled task writes the queue to the shared database in one batch every {@value #FLUSH_MILLIS} ms, where the
@@ -119,6 +122,31 @@ public class LockTimeline {
         }
     }
 
+    /**
+     * The lock service granted a lock to this thread: noted when it is the tracked call's lock and the first grant.
+     *
+     * @param lockName the lock granted
+     */
+    void lockGranted(String lockName) {
+        Call call = CURRENT.get();
+        if (call != null && call.lockGrantedAt == 0 && call.lockName.equals(lockName)) {
+            call.lockGrantedAt = Micros.now();
+        }
+    }
+
+    /**
+     * The lock service's release of a lock returned on this thread: noted when it is the tracked call's lock, granted
+     * before.
+     *
+     * @param lockName the lock released
+     */
+    void lockReleased(String lockName) {
+        Call call = CURRENT.get();
+        if (call != null && call.lockGrantedAt != 0 && call.lockReleasedAt == 0 && call.lockName.equals(lockName)) {
+            call.lockReleasedAt = Micros.now();
+        }
+    }
+
     /** Called last thing in a locked method's body (in a {@code finally}): the lock is about to be released. */
     public void left() {
         Call call = CURRENT.get();
@@ -155,8 +183,10 @@ public class LockTimeline {
     private void record(Call call, String outcome) {
         boolean held = call.acquiredAt != 0;
         long end = held && call.releasedAt != 0 ? call.releasedAt : Micros.now();
+        boolean granted = call.lockGrantedAt != 0;
         Hold hold = new Hold(instance.id(), call.lockName, call.fencingToken, call.requestedAt,
-                held ? call.acquiredAt : null, end, outcome, false);
+                held ? call.acquiredAt : null, end, outcome, false, granted ? call.lockGrantedAt : null,
+                granted && call.lockReleasedAt != 0 ? call.lockReleasedAt : null);
         if (!buffer.offer(hold)) {
             dropped.incrementAndGet();
         }
@@ -181,6 +211,10 @@ public class LockTimeline {
         long acquiredAt;
 
         long releasedAt;
+
+        long lockGrantedAt;
+
+        long lockReleasedAt;
 
         long fencingToken;
 

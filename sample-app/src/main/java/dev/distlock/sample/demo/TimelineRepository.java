@@ -1,5 +1,7 @@
 package dev.distlock.sample.demo;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
 
@@ -38,20 +40,18 @@ public class TimelineRepository {
      */
     void insert(List<Hold> holds) {
         jdbcTemplate.batchUpdate("INSERT INTO demo_lock_hold (instance_id, lock_name, fencing_token, requested_at, "
-                + "acquired_at, released_at, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)", holds, holds.size(),
+                + "acquired_at, released_at, outcome, lock_granted_at, lock_released_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", holds, holds.size(),
                 (ps, hold) -> {
                     ps.setString(1, hold.instanceId());
                     ps.setString(2, hold.lockName());
                     ps.setLong(3, hold.fencingToken());
                     ps.setLong(4, hold.requestedAt());
-                    if (hold.acquiredAt() == null) {
-                        ps.setNull(5, Types.BIGINT);
-                    }
-                    else {
-                        ps.setLong(5, hold.acquiredAt());
-                    }
+                    setNullable(ps, 5, hold.acquiredAt());
                     ps.setLong(6, hold.releasedAt());
                     ps.setString(7, hold.outcome());
+                    setNullable(ps, 8, hold.lockGrantedAt());
+                    setNullable(ps, 9, hold.lockReleasedAt());
                 });
     }
 
@@ -76,7 +76,7 @@ public class TimelineRepository {
      */
     List<Hold> window(String lockName, long from, long to) {
         return jdbc.sql("SELECT instance_id, lock_name, fencing_token, requested_at, acquired_at, released_at, "
-                + "outcome, FALSE AS overlap FROM demo_lock_hold "
+                + "outcome, FALSE AS overlap, lock_granted_at, lock_released_at FROM demo_lock_hold "
                 + "WHERE lock_name = :lock AND released_at >= :from AND requested_at <= :to "
                 + "ORDER BY released_at DESC LIMIT " + MAX_READ)
                 .param("lock", lockName).param("from", from).param("to", to)
@@ -91,6 +91,15 @@ public class TimelineRepository {
     Long latestEnd(String lockName) {
         return max(jdbc.sql("SELECT MAX(released_at) FROM demo_lock_hold WHERE lock_name = :lock")
                 .param("lock", lockName).query(Long.class).list());
+    }
+
+    private static void setNullable(PreparedStatement ps, int index, Long value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.BIGINT);
+        }
+        else {
+            ps.setLong(index, value);
+        }
     }
 
     /** The one value of a {@code SELECT MAX(...)}: null on an empty table. */

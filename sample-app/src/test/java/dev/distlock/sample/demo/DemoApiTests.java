@@ -85,6 +85,9 @@ class DemoApiTests {
         for (Hold hold : holds) {
             assertThat(hold.requestedAt()).isLessThanOrEqualTo(hold.acquiredAt());
             assertThat(hold.acquiredAt()).isLessThanOrEqualTo(hold.releasedAt());
+            // The lock is granted before the body starts and released after it ends (and the commit).
+            assertThat(hold.lockGrantedAt()).as("granted").isNotNull().isLessThanOrEqualTo(hold.acquiredAt());
+            assertThat(hold.lockReleasedAt()).as("released").isNotNull().isGreaterThanOrEqualTo(hold.releasedAt());
             if (previous != null) {
                 assertThat(hold.acquiredAt()).as("starts after the previous holder left")
                         .isGreaterThanOrEqualTo(previous.releasedAt());
@@ -119,7 +122,8 @@ class DemoApiTests {
         Timeline timeline = awaitHolds(sale, 150);
         log.info("Without the lock: sold {}, oversold {}, {} of {} holds overlapping", sale.sold(), sale.oversold(),
                 timeline.overlaps(), buyerHolds(timeline).size());
-        assertThat(buyerHolds(timeline)).allMatch(h -> h.fencingToken() == 0);
+        assertThat(buyerHolds(timeline)).allMatch(h -> h.fencingToken() == 0)
+                .allMatch(h -> h.lockGrantedAt() == null && h.lockReleasedAt() == null);
     }
 
     @Test
