@@ -202,25 +202,19 @@ public class JdbcLockStore implements LockStore {
      */
     private PermitTransactions.Outcome acquireLock(Connection connection, LockSql statements, LockRequest request)
             throws SQLException {
-        String holder = null;
         try (PreparedStatement statement = prepare(connection, statements.acquire())) {
             statements.bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis());
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
-                    long token = rows.getLong(1);
-                    if (!rows.wasNull()) {
-                        return new PermitTransactions.Granted(token);
-                    }
-                    holder = rows.getString(2);
+                    return new PermitTransactions.Granted(rows.getLong(1));
                 }
             }
         }
-        if (!statements.acquireTellsTheHolder()) {
-            try (PreparedStatement owner = prepare(connection, statements.liveOwner())) {
-                owner.setString(1, request.name());
-                try (ResultSet rows = owner.executeQuery()) {
-                    holder = rows.next() ? rows.getString(1) : null;
-                }
+        String holder;
+        try (PreparedStatement owner = prepare(connection, statements.liveOwner())) {
+            owner.setString(1, request.name());
+            try (ResultSet rows = owner.executeQuery()) {
+                holder = rows.next() ? rows.getString(1) : null;
             }
         }
         return PermitRows.permitsOf(holder).isPresent() ? permits.acquire(connection, statements, request)

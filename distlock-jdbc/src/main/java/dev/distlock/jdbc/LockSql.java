@@ -12,9 +12,8 @@ import java.util.Locale;
  * Release and renewal are plain SQL that PostgreSQL and H2 share (and most databases accept, but for the interval
  * arithmetic). Only the acquire of a lock differs: it is one atomic statement that inserts the row of a new name or
  * takes over a free or expired row, and returns the new fencing token — {@code INSERT ... ON CONFLICT DO UPDATE ...
- * RETURNING} on PostgreSQL (in a {@code WITH} whose one row also names the live holder when busy, so that a refused
- * lock learns without another round trip that the name is held with permits), {@code MERGE} inside
- * {@code FINAL TABLE} on H2 (which asks {@link #liveOwner()} after a refusal).
+ * RETURNING} on PostgreSQL, {@code MERGE} inside {@code FINAL TABLE} on H2; a refused lock then asks
+ * {@link #liveOwner()} whether the name is held with permits.
  * <p>
  * The table (see {@code schema-*.sql}): {@code lock_name} (primary key), {@code owner_token} (the holder's owner
  * token, {@code NULL} when free), {@code fencing_token} (the last token issued, kept after release) and
@@ -203,15 +202,15 @@ final class LockSql {
     }
 
     /**
-     * Parameters: lock name, owner token, lease in ms, lock name again. One row: the fencing token when granted (new
-     * row, free row, expired row, or a repeat by the same owner, which keeps its token), else NULL and the owner
-     * token of the live holder, so that a busy answer tells without another round trip whether the name is held
-     * with permits (the marker, {@link PermitRows}). Atomic: the conflict clause locks the row, so two callers
-     * cannot both take it. The holder is read as the statement began: a name marked meanwhile is seen at the next
-     * attempt.
+     * Parameters: lock name, owner token, lease in ms. One row with the fencing token when granted (new row, free
+     * row, expired row, or a repeat by the same owner, which keeps its token), none when another owner holds a live
+     * lease. Atomic: the conflict clause locks the row, so two callers cannot both take it. A refused caller asks
+     * {@link #liveOwner()} whether the name is held with permits: one more statement on a busy answer only, where
+     * the uncontended acquire stays this one statement, as before permits (a {@code WITH} around it that also read
+     * the holder measured slower at one thread in workload S, if within PostgreSQL's run-to-run swings).
      */
     private static String postgresAcquire(String table) {
-        return "WITH granted AS (INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until)"
+        return "INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until)"
                 + " VALUES (?, ?, " + CLOCK_MICROS + ", " + LEASE_END + ")"
                 + " ON CONFLICT (lock_name) DO UPDATE SET"
                 + " fencing_token = CASE WHEN t.owner_token = EXCLUDED.owner_token THEN t.fencing_token"
@@ -219,16 +218,10 @@ final class LockSql {
                 + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until"
                 + " WHERE t.owner_token IS NULL OR t.owner_token = EXCLUDED.owner_token"
                 + " OR t.lease_until <= CURRENT_TIMESTAMP"
-                + " RETURNING t.fencing_token)"
-                + " SELECT (SELECT fencing_token FROM granted), (SELECT owner_token FROM " + table
-                + " WHERE lock_name = ? AND lease_until > CURRENT_TIMESTAMP)";
+                + " RETURNING t.fencing_token";
     }
 
-    /**
-     * The same as {@link #postgresAcquire} for H2 (parameters name, owner, lease ms), but a busy answer is no row:
-     * H2 takes a data change delta table only as the whole query, so {@link #liveOwner()} tells who holds the name.
-     * Two callers inserting a new name at once: one gets 23505.
-     */
+    /** The same as {@link #postgresAcquire} for H2. Two callers inserting a new name at once: one gets 23505. */
     private static String h2Acquire(String table) {
         String leaseEnd = "CURRENT_TIMESTAMP + s.l * INTERVAL '0.001' SECOND";
         return "SELECT fencing_token FROM FINAL TABLE (MERGE INTO " + table + " t"
@@ -244,9 +237,8 @@ final class LockSql {
     }
 
     /**
-     * @return the acquire query: parameters set by {@link #bindAcquire}; a row with the token when granted, else
-     *         no row or a row whose token is NULL and, where {@link #acquireTellsTheHolder()}, the live holder's
-     *         owner token
+     * @return the acquire query: parameters set by {@link #bindAcquire}; one row with the token when granted, none
+     *         when busy (then {@link #liveOwner()} says who holds the name)
      */
     String acquire() {
         return acquire;
@@ -264,14 +256,6 @@ final class LockSql {
         statement.setString(1, name);
         statement.setString(2, ownerToken);
         statement.setLong(3, leaseMillis);
-        if (dialect == Dialect.POSTGRESQL) {
-            statement.setString(4, name);
-        }
-    }
-
-    /** @return whether a busy answer of {@link #acquire()} says who holds the name (else ask {@link #liveOwner()}) */
-    boolean acquireTellsTheHolder() {
-        return dialect == Dialect.POSTGRESQL;
     }
 
     /**
