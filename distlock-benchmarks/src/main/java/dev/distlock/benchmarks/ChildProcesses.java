@@ -10,9 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -22,14 +20,6 @@ import java.util.concurrent.TimeUnit;
  * also when the measurement fails or the harness exits.
  */
 final class ChildProcesses implements AutoCloseable {
-
-    /** Children still running, killed by a shutdown hook if the harness exits first. */
-    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
-                "kill-children"));
-    }
 
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
@@ -69,7 +59,7 @@ final class ChildProcesses implements AutoCloseable {
                         ChildMain.class.getName(), contenderId, target.toString(), lockName, String.valueOf(i),
                         String.valueOf(threads), String.valueOf(work.toNanos()), shared.toString(),
                         result.toString()).redirectError(stderr.toFile()).start();
-                RUNNING.add(process);
+                ChildJvms.started(process);
                 BlockingQueue<String> lines = new LinkedBlockingQueue<>();
                 Thread reader = new Thread(() -> readLines(process, lines), "child-stdout-" + i);
                 reader.setDaemon(true);
@@ -197,7 +187,7 @@ final class ChildProcesses implements AutoCloseable {
                 process.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
-            RUNNING.remove(process);
+            ChildJvms.stopped(process);
         }
         try (var files = Files.list(dir)) {
             for (Path file : files.toList()) {

@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -22,14 +20,6 @@ import java.util.stream.Stream;
  * harness exits first.
  */
 final class SampleInstances implements AutoCloseable {
-
-    /** Processes still running, killed by a shutdown hook if the harness exits first. */
-    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
-                "kill-sample-instances"));
-    }
 
     /** A Boot application on 2 busy cores can take a minute to start; three at once longer. */
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
@@ -100,7 +90,7 @@ final class SampleInstances implements AutoCloseable {
                 "--sample.data-dir=" + dir.resolve("data"), "--distlock.store=redis", "--distlock.enabled=true",
                 "--sample.daily-report.cron=-")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        RUNNING.add(process);
+        ChildJvms.started(process);
         instances.add(new Instance(process, "http://127.0.0.1:" + port, log));
     }
 
@@ -167,7 +157,7 @@ final class SampleInstances implements AutoCloseable {
                 process.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
-            RUNNING.remove(process);
+            ChildJvms.stopped(process);
         }
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
