@@ -22,6 +22,15 @@ public final class ClockDrift {
     }
 
     /**
+     * @param storeMicros time that passed on the store's clock, in µs
+     * @return the least time that passed here meanwhile, in ns: the store's time less the 1 % its clock may run
+     *         faster than this JVM's
+     */
+    public static long localNanosAtLeast(long storeMicros) {
+        return storeMicros * 1000 - storeMicros * 10;
+    }
+
+    /**
      * @param sentNanos {@link System#nanoTime()} before the request that granted or renewed the lease was sent
      * @param lease the lease
      * @return the {@link System#nanoTime()} until which the lease may be counted on

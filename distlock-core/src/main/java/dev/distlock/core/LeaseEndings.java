@@ -51,6 +51,9 @@ final class LeaseEndings {
      * when an unlock within the hold-at-least time left it held.
      */
     void release(LeaseHandle handle) {
+        if (!handle.awaitConfirmation()) {
+            leaseLost(handle); // told here too: the confirmation's own callback may not have run yet
+        }
         long holdLeft = handle.takeHoldLeftNanos(System.nanoTime());
         if (holdLeft > 0 && handle.isLockHeld()) {
             holdAfterUnlock(handle, holdLeft);

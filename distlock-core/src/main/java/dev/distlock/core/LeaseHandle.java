@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -75,9 +76,21 @@ final class LeaseHandle implements LockHandle, Lease {
 
     private final AtomicBoolean localReleased = new AtomicBoolean();
 
+    /**
+     * The store's confirmation of a hand-over ({@link #handedOver}): true once the store granted the lease with this
+     * token; null for a lease the store granted to an attempt.
+     */
+    private volatile @Nullable CompletableFuture<Boolean> confirmation;
+
     /** A lease the store just granted. */
     LeaseHandle(LeaseLifecycle service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
             long requestSentNanos, boolean expires) {
+        this(service, request, fencingToken, localEntry, requestSentNanos,
+                ClockDrift.deadline(requestSentNanos, request.leaseTime()), expires);
+    }
+
+    private LeaseHandle(LeaseLifecycle service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
+            long sinceNanos, long deadlineNanos, boolean expires) {
         this.service = service;
         this.request = request;
         this.fencingToken = fencingToken;
@@ -85,8 +98,60 @@ final class LeaseHandle implements LockHandle, Lease {
         this.expires = expires;
         this.storeToken = fencingToken;
         this.storeTokenNanos = System.nanoTime();
-        this.lastRenewalNanos = requestSentNanos;
-        this.leaseDeadlineNanos = ClockDrift.deadline(requestSentNanos, request.leaseTime());
+        this.lastRenewalNanos = sinceNanos;
+        this.leaseDeadlineNanos = deadlineNanos;
+    }
+
+    /**
+     * A lease a release handed to this request with its token ({@link dev.distlock.spi.StoreEvents#handedOver}),
+     * counted on until the hand-over's own end at the earliest, until the store confirms it with the full lease.
+     *
+     * @param handedAtNanos the hand-over's earliest possible start, as {@link System#nanoTime()}
+     * @param handedFor how long the store holds the hand-over for this request
+     * @param confirmation completes with true once the store granted this request the lock with this token (the
+     *        lease then counts from {@code confirmSentNanos}), false when it did not, within the command timeout
+     * @param confirmSentNanos {@link System#nanoTime()} before the confirmation was sent
+     */
+    static LeaseHandle handedOver(LeaseLifecycle service, LockRequest request, long fencingToken,
+            LocalQueues.Entry localEntry, long handedAtNanos, Duration handedFor,
+            CompletableFuture<Boolean> confirmation, long confirmSentNanos) {
+        LeaseHandle handle = new LeaseHandle(service, request, fencingToken, localEntry, handedAtNanos,
+                ClockDrift.deadline(handedAtNanos, handedFor), true);
+        handle.confirmation = confirmation.thenApply(confirmed -> {
+            if (confirmed) {
+                handle.renewed(confirmSentNanos);
+            }
+            return confirmed;
+        });
+        return handle;
+    }
+
+    /** @return whether the store has yet to confirm this hand-over: the watchdog leaves it to the confirmation */
+    boolean awaitingConfirmation() {
+        CompletableFuture<Boolean> pending = confirmation;
+        return pending != null && !pending.isDone();
+    }
+
+    /**
+     * Waits for the store's confirmation of a hand-over (bounded by the command timeout); at once otherwise.
+     *
+     * @return false when the store did not confirm it: the lease is lost
+     */
+    boolean awaitConfirmation() {
+        CompletableFuture<Boolean> pending = confirmation;
+        return pending == null || pending.join();
+    }
+
+    /** Runs the action if the store does not confirm this hand-over (now or later; never for a granted lease). */
+    void whenUnconfirmed(Runnable lost) {
+        CompletableFuture<Boolean> pending = confirmation;
+        if (pending != null) {
+            pending.thenAccept(confirmed -> {
+                if (!confirmed) {
+                    lost.run();
+                }
+            });
+        }
     }
 
     /** The same store lease, handed over to the next thread of this JVM with the next fencing token. */

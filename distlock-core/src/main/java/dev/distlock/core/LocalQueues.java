@@ -59,6 +59,28 @@ final class LocalQueues {
         wake(entries.get(new Key(name, true)), handedTo, recheckAt);
     }
 
+    /**
+     * A release handed the lock to a waiter with its fencing token: that waiter (exclusive, on this JVM) hears of the
+     * token and tries at once; every other competitor of the name as for {@link #released}.
+     */
+    void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
+        Entry exclusive = entries.get(new Key(name, false));
+        if (exclusive != null) {
+            exclusive.handedOver(new HandOver(handedTo, fencingToken, reservedMillis));
+        }
+        released(name, handedTo, reservedMillis);
+    }
+
+    /**
+     * The lock handed to a competitor by a release, with its token, for {@code reservedMillis} from the release.
+     *
+     * @param handedTo the owner token of the request it was handed to
+     * @param fencingToken the token the store issued
+     * @param reservedMillis how long the hand-over lasts without a confirmation
+     */
+    record HandOver(String handedTo, long fencingToken, long reservedMillis) {
+    }
+
     /** Time after a reservation's end at which the other waiters try, so that its own waiter wins on time. */
     private static final long RESERVATION_SLACK_NANOS = 2_000_000L;
 
@@ -97,6 +119,9 @@ final class LocalQueues {
 
         /** The owner token the competitor asks with; a release may reserve the lock for one token. */
         private volatile @Nullable String competitorToken;
+
+        /** A hand-over to the competitor's token heard since its last attempt, or null. */
+        private final AtomicReference<@Nullable HandOver> handOver = new AtomicReference<>();
 
         /** Set when the competitor should try at once. */
         private volatile boolean tryNow;
@@ -150,6 +175,7 @@ final class LocalQueues {
         /** The calling thread competes in the store with this owner token until {@link #stopCompeting()}. */
         void compete(String ownerToken) {
             competitorToken = ownerToken;
+            handOver.set(null);
             tryNow = false;
             recheckAtNanos = 0;
             competitor = Thread.currentThread();
@@ -173,6 +199,23 @@ final class LocalQueues {
                 recheckAtNanos = recheckAt;
             }
             LockSupport.unpark(waiting);
+        }
+
+        /** Keeps the hand-over for the competitor it is for (set before the wake-up that follows reads it). */
+        private void handedOver(HandOver given) {
+            if (given.handedTo().equals(competitorToken)) {
+                handOver.set(given);
+            }
+        }
+
+        /**
+         * @param ownerToken the competitor's owner token (a hand-over for an earlier competitor's is dropped)
+         * @return the hand-over heard for that competitor since its last attempt, once; null when none (the
+         *         competitor then tries in the store)
+         */
+        @Nullable HandOver takeHandOver(String ownerToken) {
+            HandOver given = handOver.getAndSet(null);
+            return given != null && given.handedTo().equals(ownerToken) ? given : null;
         }
 
         private void wakeNow() {

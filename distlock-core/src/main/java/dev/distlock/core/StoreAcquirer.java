@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.LockException;
@@ -20,6 +21,9 @@ final class StoreAcquirer {
     static final Duration MAX_RECHECK = Duration.ofMillis(500);
 
     private static final long MAX_RECHECK_NANOS = MAX_RECHECK.toNanos();
+
+    /** The refusal's clock is in whole ms (up to 1 ms early), and a token may be a little ahead of the clock. */
+    private static final long TOKEN_SLACK_MICROS = 2_000;
 
     private final LeaseLifecycle service;
 
@@ -105,12 +109,53 @@ final class StoreAcquirer {
                 }
                 retry = true;
                 awaitTurn(request, entry, deadline, attempt.retryAfterMillis());
+                LeaseHandle handed = startOnHandOver(request, entry, sent, attempt.refusedAtToken());
+                if (handed != null) {
+                    return handed;
+                }
             }
         }
         finally {
             entry.stopCompeting();
         }
     }
+
+    /**
+     * The store handed the lock to this waiter with its token ({@link LocalQueues#handedOver}): the waiter starts at
+     * once, and its next attempt, sent now, confirms the lock with the full lease. Taken only when it is safe to count
+     * on the hand-over before that answer: an exclusive watchdog lease (a fixed lease, a reader or a permit holder
+     * asks the store as ever), on a store whose tokens are its clock in µs; the hand-over issued after this
+     * waiter's last refusal (a refusal after a hand-over comes only once it ended, a whole window later: half of it
+     * is the margin for comparing the token with the refusal's clock); and at least half of the window left for the
+     * confirmation to come back, counted from the hand-over's earliest possible start here: the last refused
+     * attempt's sending plus the store time from that refusal to the hand-over's token, less the clock margins
+     * ({@link ClockDrift#localNanosAtLeast}, and {@link #TOKEN_SLACK_MICROS} for the refusal's clock in whole ms and
+     * a token a little ahead of the clock).
+     *
+     * @return the handle, or {@code null} to ask the store
+     */
+    private @Nullable LeaseHandle startOnHandOver(LockRequest request, LocalQueues.Entry entry,
+            long refusedSentNanos, long refusedAtToken) {
+        LocalQueues.HandOver handOver = entry.takeHandOver(request.ownerToken());
+        if (handOver == null || refusedAtToken == 0 || !request.watchdog() || request.sharesName()
+                || !store.store().leasesExpire() || !store.store().tokensFollowClock() || !service.accepting()
+                || handOver.fencingToken() - (refusedAtToken - handOver.reservedMillis() * 500) <= 0) {
+            return null;
+        }
+        Duration handedFor = Duration.ofMillis(handOver.reservedMillis());
+        long sinceRefusalMicros = handOver.fencingToken() - refusedAtToken - TOKEN_SLACK_MICROS;
+        long handedAtNanos = refusedSentNanos
+                + (sinceRefusalMicros > 0 ? ClockDrift.localNanosAtLeast(sinceRefusalMicros) : 0);
+        long now = System.nanoTime();
+        if (ClockDrift.deadline(handedAtNanos, handedFor) - now < handedFor.toNanos() / 2) {
+            return null;
+        }
+        entry.startStreak();
+        CompletableFuture<Boolean> confirmation = store.confirm(request, handOver.fencingToken());
+        return LeaseHandle.handedOver(service, request, handOver.fencingToken(), entry, handedAtNanos, handedFor,
+                confirmation, now);
+    }
+
 
     /**
      * Sleeps until it is worth trying again: the store handed the lock to this waiter, a reservation for another

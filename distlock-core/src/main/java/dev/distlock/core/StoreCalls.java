@@ -75,6 +75,34 @@ final class StoreCalls {
         }
     }
 
+    /**
+     * Confirms a hand-over: the request's next attempt, sent now and not waited for here.
+     *
+     * @param fencingToken the token the hand-over gave the request
+     * @return completes, never exceptionally and within the command timeout, with true when the store granted the
+     *         request the lock with that token; with false otherwise, and then whatever the attempt may take is undone
+     *         after it (a grant with another token means the hand-over had ended: someone may have held it since)
+     */
+    CompletableFuture<Boolean> confirm(LockRequest request, long fencingToken) {
+        CompletableFuture<Attempt> sent;
+        try {
+            sent = store.attempt(request, 0, true).toCompletableFuture();
+        }
+        catch (RuntimeException ex) {
+            sent = CompletableFuture.failedFuture(ex);
+        }
+        CompletableFuture<Attempt> answer = sent;
+        return sent.copy().orTimeout(attemptTimeoutNanos, TimeUnit.NANOSECONDS).handle((attempt, error) -> {
+            if (error == null && attempt.isAcquired() && attempt.fencingToken() == fencingToken) {
+                return true;
+            }
+            log.debug("The hand-over of lock '{}' (fencing token {}) was not confirmed: {}", request.name(),
+                    fencingToken, error != null ? error.toString() : attempt);
+            answer.whenComplete((late, failure) -> cancel(request));
+            return false;
+        });
+    }
+
     /** Undoes whatever the request holds or registered; never throws. */
     void cancel(LockRequest request) {
         try {

@@ -105,6 +105,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
             }
 
             @Override
+            public void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
+                queues.handedOver(name, handedTo, fencingToken, reservedMillis);
+            }
+
+            @Override
             public void leaseLost(String ownerToken) {
                 held.byOwner(ownerToken).ifPresent(endings::leaseLost);
             }
@@ -203,6 +208,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         else if (!request.watchdog()) {
             watchdog.expireAt(handle, endings::expired);
         }
+        handle.whenUnconfirmed(() -> endings.leaseLost(handle)); // a hand-over the store did not confirm
         acquisition.finished(AcquireEvent.acquired(name, waited, handle));
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
                 waited / 1000);

@@ -122,7 +122,9 @@ final class Watchdog {
         // Everything is caught: an exception escaping a periodic task would silently cancel all later runs.
         try {
             lastRunAt = Instant.now();
+            // A hand-over awaiting its confirmation is renewed by it (the store would not renew it before).
             List<LeaseHandle> due = new ArrayList<>(leases);
+            due.removeIf(LeaseHandle::awaitingConfirmation);
             if (due.isEmpty()) {
                 succeeded();
                 return;

@@ -10,9 +10,12 @@ public final class Attempt {
 
     private final long retryAfterMillis;
 
-    private Attempt(long fencingToken, long retryAfterMillis) {
+    private final long refusedAtToken;
+
+    private Attempt(long fencingToken, long retryAfterMillis, long refusedAtToken) {
         this.fencingToken = fencingToken;
         this.retryAfterMillis = retryAfterMillis;
+        this.refusedAtToken = refusedAtToken;
     }
 
     /**
@@ -20,7 +23,7 @@ public final class Attempt {
      * @return a granted attempt
      */
     public static Attempt acquired(long fencingToken) {
-        return new Attempt(fencingToken, 0);
+        return new Attempt(fencingToken, 0, 0);
     }
 
     /**
@@ -30,7 +33,21 @@ public final class Attempt {
      * @return a refused attempt
      */
     public static Attempt busy(long retryAfterMillis) {
-        return new Attempt(0, Math.max(1, retryAfterMillis));
+        return busy(retryAfterMillis, 0);
+    }
+
+    /**
+     * A refusal that says when the store made it, for a store that hands locks over with their token
+     * ({@link StoreEvents#handedOver}): a hand-over the engine hears of later is fresh only when it was issued after
+     * this refusal.
+     *
+     * @param retryAfterMillis as for {@link #busy(long)}
+     * @param refusedAtToken the store's clock at the refusal in the scale of its fencing tokens (µs for a store whose
+     *        tokens follow the clock), or 0 when unknown
+     * @return a refused attempt
+     */
+    public static Attempt busy(long retryAfterMillis, long refusedAtToken) {
+        return new Attempt(0, Math.max(1, retryAfterMillis), refusedAtToken);
     }
 
     /** @return whether the lock was granted */
@@ -46,6 +63,11 @@ public final class Attempt {
     /** @return for a refused attempt, the suggested delay before the next one */
     public long retryAfterMillis() {
         return retryAfterMillis;
+    }
+
+    /** @return for a refused attempt, the store's clock at the refusal in its tokens' scale; 0 when unknown */
+    public long refusedAtToken() {
+        return refusedAtToken;
     }
 
     @Override

@@ -34,6 +34,23 @@ public interface StoreEvents {
     void released(String name, @Nullable String handedTo, long reservedMillis);
 
     /**
+     * A release handed the lock to a waiter and already issued its fencing token: the lock is that waiter's alone for
+     * {@code reservedMillis} from the release, and its next attempt is granted with exactly this token (and the full
+     * lease). So the waiter may start at once, while that attempt confirms it; the engine does so only when it can
+     * bound the hand-over's start by one of its own refused attempts (see {@link Attempt#refusedAtToken()}).
+     * Like {@link #released}, it wakes the other waiters of the name after the window. By default it is told as
+     * {@link #released}.
+     *
+     * @param name the lock name
+     * @param handedTo the owner token of the waiter the lock was handed to
+     * @param fencingToken that waiter's fencing token
+     * @param reservedMillis how long the hand-over lasts unless that waiter confirms it
+     */
+    default void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
+        released(name, handedTo, reservedMillis);
+    }
+
+    /**
      * The store knows that a lease it granted is gone (e.g. the session that held it ended).
      *
      * @param ownerToken the owner token of the lost lease

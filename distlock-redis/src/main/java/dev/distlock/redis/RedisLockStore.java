@@ -28,8 +28,9 @@ import org.springframework.util.ClassUtils;
  * <ul>
  * <li>An attempt is one {@code EVALSHA} of {@code acquire.lua}: ownership, lease and fencing token in one atomic
  * step; a refused caller that will wait is queued in arrival order. A release is one owner-checked {@code EVALSHA}
- * of {@code release.lua}; when someone waits it reserves the lock for the longest-waiting one and publishes that on
- * the release channel ({@link ReleaseSubscriber}). A cancel is the same script undoing whatever the request holds
+ * of {@code release.lua}; when someone waits it hands the lock to the longest-waiting one with that waiter's fencing
+ * token, for {@value #HANDOFF_WINDOW_MILLIS} ms, and publishes that on the release channel ({@link ReleaseSubscriber}):
+ * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is the same script undoing whatever the request holds
  * or registered, and a force release the same script without the owner check.</li>
  * <li>Permits ({@link #supportsPermits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
  * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
@@ -57,6 +58,9 @@ public class RedisLockStore implements LockStore {
             RedisLockStore.class.getClassLoader());
 
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
+
+    /** A refusal carries the server clock in ms times this plus the retry delay (1 to 1023 ms): see acquire.lua. */
+    private static final long REFUSAL_RADIX = 1024;
 
     /** The owner argument of a force release, which checks no owner. */
     private static final byte[] NO_OWNER = new byte[0];
@@ -106,7 +110,8 @@ public class RedisLockStore implements LockStore {
         this.acquires = !acknowledging ? runner
                 : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout());
         this.channel = LockKeys.channel(config.keyPrefix());
-        this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS);
+        this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS,
+                this::handOverUsable);
         this.renewals = new RedisRenewals(runner, config, acknowledging);
     }
 
@@ -187,10 +192,35 @@ public class RedisLockStore implements LockStore {
         }));
     }
 
-    /** @return the attempt the acquire script answered: the fencing token, or minus the milliseconds to wait */
+    /**
+     * @return the attempt the acquire script answered: the fencing token, or minus (the server clock in ms times
+     *         {@value #REFUSAL_RADIX} plus the milliseconds to wait)
+     */
     private static Attempt attempt(Object reply) {
         long value = (Long) reply;
-        return value > 0 ? Attempt.acquired(value) : Attempt.busy(-value);
+        if (value > 0) {
+            return Attempt.acquired(value);
+        }
+        long refusal = -value;
+        return Attempt.busy(refusal % REFUSAL_RADIX, refusal / REFUSAL_RADIX * 1000);
+    }
+
+    /**
+     * Whether a waiter may start on a hand-over before its next attempt confirms it: always, unless lock writes must
+     * reach replicas on the name's master (a grant counts only once they did, and the confirmation is the write that
+     * waits for them). Asked on the subscriber's thread: what is not known yet without a round trip counts as no.
+     */
+    private boolean handOverUsable(String name) {
+        if (!acknowledging) {
+            return true;
+        }
+        CompletableFuture<RedisNode> node = acquires.node(LockKeys.of(config.keyPrefix(), name).lock);
+        if (!node.isDone() || node.isCompletedExceptionally()) {
+            return false;
+        }
+        CompletableFuture<Integer> online = node.join().onlineReplicas();
+        return online.isDone() && !online.isCompletedExceptionally()
+                && config.minReplicas().required(online.join()) == 0;
     }
 
     /** With replica acknowledgement, an acquire waits up to {@code distlock.replication.timeout} for replicas. */

@@ -6,6 +6,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
@@ -18,8 +19,8 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
  * The one pub/sub subscription of the application: when a release hands a lock to a waiter, {@code release.lua}
- * publishes the lock name and that waiter's owner token on {@code <prefix>:released}, and this wakes the local
- * waiters of that name.
+ * publishes the lock name, that waiter's owner token and its fencing token on {@code <prefix>:released}, and this
+ * tells the engine ({@link StoreEvents#handedOver}), which lets that waiter start and wakes the others of the name.
  * <p>
  * Once subscribed, the client re-subscribes by itself after Redis comes back. Until the first subscription
  * succeeds (Redis down at start-up), a daemon thread retries every second with a fresh container: a container that
@@ -37,6 +38,9 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private final long reservedMillis;
 
+    /** Whether a hand-over of the named lock may be acted on before its confirmation (else it is a wake-up). */
+    private final Predicate<String> handOverUsable;
+
     private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "distlock-redis-subscribe");
         thread.setDaemon(true);
@@ -47,10 +51,12 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private volatile boolean closed;
 
-    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis) {
+    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis,
+            Predicate<String> handOverUsable) {
         this.connectionFactory = connectionFactory;
         this.channel = new String(channel, StandardCharsets.UTF_8);
         this.reservedMillis = reservedMillis;
+        this.handOverUsable = handOverUsable;
     }
 
     /**
@@ -125,16 +131,50 @@ final class ReleaseSubscriber implements AutoCloseable {
         next.setConnectionFactory(connectionFactory);
         // Dispatch on the client's thread: the work is a map lookup and an unpark, cheaper than a thread hop.
         next.setTaskExecutor(Runnable::run);
-        next.addMessageListener((message, pattern) -> {
-            // "<lock name>\n<owner token of the waiter it was handed to>"; tokens never contain a newline
-            String body = new String(message.getBody(), StandardCharsets.UTF_8);
-            int separator = body.lastIndexOf('\n');
-            if (separator > 0) {
-                events.released(body.substring(0, separator), body.substring(separator + 1), reservedMillis);
-            }
-        }, new ChannelTopic(channel));
+        next.addMessageListener((message, pattern) -> dispatch(new String(message.getBody(), StandardCharsets.UTF_8),
+                events), new ChannelTopic(channel));
         next.afterPropertiesSet();
         return next;
+    }
+
+    /**
+     * "<lock name>\n<owner token of the waiter it was handed to>\n<its fencing token>" from a lock's release, or
+     * without the token from a permit's release (and from an older version's): read from the end, since owner tokens
+     * and fencing tokens never contain a newline and a name may.
+     */
+    void dispatch(String body, StoreEvents events) {
+        int last = body.lastIndexOf('\n');
+        if (last <= 0) {
+            return;
+        }
+        int before = body.lastIndexOf('\n', last - 1);
+        String tail = body.substring(last + 1);
+        if (before > 0 && isDigits(tail)) {
+            String name = body.substring(0, before);
+            String handedTo = body.substring(before + 1, last);
+            if (handOverUsable.test(name)) {
+                events.handedOver(name, handedTo, Long.parseLong(tail), reservedMillis);
+            }
+            else {
+                events.released(name, handedTo, reservedMillis);
+            }
+        }
+        else {
+            events.released(body.substring(0, last), tail, reservedMillis);
+        }
+    }
+
+    /** A fencing token: 1 to 18 decimal digits (an owner token is 22 base64url characters, practically never all digits). */
+    private static boolean isDigits(String text) {
+        if (text.isEmpty() || text.length() > 18) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void destroy(RedisMessageListenerContainer container) {

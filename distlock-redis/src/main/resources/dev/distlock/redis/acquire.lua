@@ -4,7 +4,11 @@
 --                       "<owner token>:<fencing token>"   an exclusive holder; a trailing "+" means someone waits,
 --                                                          so its release must hand the lock over
 --                       "r"                               readers hold it (until the latest reader lease ends)
---                       "~<owner token>:<fencing token>"  a release reserved it for that waiter (see release.lua)
+--                       "=<owner token>:<fencing token>"  a release handed it to that waiter with its fencing token
+--                                                          (see release.lua): the waiter's next attempt is granted
+--                                                          with exactly that token
+--                       "~<owner token>:<fencing token>"  the same, written by an older version's release.lua with
+--                                                          the last holder's token: the next token is above it
 --                       "#<permits>:<last fencing token>" permit holders hold it (a semaphore, see below)
 --                       absent                            free
 -- KEYS[2] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> arrival (server µs)
@@ -20,8 +24,10 @@
 --                       (passed with a request of permits only)
 -- ARGV[5] 'w' exclusive, 'r' shared, 'p' one of several permits
 -- ARGV[6] for 'p': the number of permits of the name (every caller of a name must ask with the same number)
--- Returns the fencing token (> 0) when acquired, else -(ms after which trying again makes sense) (at most -1); an
--- error reply "DISTLOCK_PERMITS <n>" when the name is held with another number of permits (n; 1 for a lock).
+-- Returns the fencing token (> 0) when acquired, else -(server ms * 1024 + ms after which trying again makes sense,
+-- from 1 to 1023): the server's clock at the refusal tells the caller whether a hand-over it hears of later was
+-- issued after this refusal (RedisLockStore decodes it); an error reply "DISTLOCK_PERMITS <n>" when the name is held
+-- with another number of permits (n; 1 for a lock).
 --
 -- Permits: the holders are the readers key's members (owner token -> end of its lease), their tokens in the permits
 -- key. A request is granted while fewer than <permits> hold the name and fewer waiters came before it than permits
@@ -35,8 +41,9 @@ local FIRST, RETRY = '0', '1'        -- ARGV[4]
 local EXCLUSIVE, SHARED, PERMIT = 'w', 'r', 'p' -- ARGV[5]
 local READERS = 'r'                  -- the lock key's value while readers hold it
 local PERMITS = 35                   -- string.byte('#'): the value starts with it while permit holders hold it
-                                     -- (owner tokens are base64url: none starts with '#', '~' or is 'r')
-local RESERVED = 126                 -- string.byte('~'): the value starts with it while reserved for a waiter
+                                     -- (owner tokens are base64url: none starts with '#', '=', '~' or is 'r')
+local HANDED = 61                    -- string.byte('='): the value starts with it while handed to a waiter
+local RESERVED = 126                 -- string.byte('~'): an older version's hand-over (the last holder's token)
 local FLAGGED = 43                   -- string.byte('+'): the value ends with it while someone waits
 
 -- The uncontended path first, before anything else is set up (Redis pays for every statement the script runs):
@@ -61,18 +68,30 @@ local function now_us()
     return tonumber(now[1]) * 1000000 + tonumber(now[2])
 end
 
+-- A refusal's reply: the server clock in ms and the retry delay in one integer (exact: below 2^53 for centuries).
+local function busy(retry_ms, now)
+    return -(math.floor(now / 1000) * 1024 + math.max(1, math.min(retry_ms, 1023)))
+end
+
+-- Whether the value is a hand-over to a waiter (that waiter's own attempt takes it; nobody else's does).
+local function handed(value)
+    local first = string.byte(value, 1)
+    return first == HANDED or first == RESERVED
+end
+
 -- Not acquired: record the caller as a waiter in arrival order (if it will wait), flag an exclusive holder so
 -- that its release hands the lock over, and tell the caller when to try again without a notification.
 local function refuse(current)
+    local now = now_us()
     if wait > 0 then
-        redis.call('ZADD', KEYS[2], 'NX', now_us(), token)
+        redis.call('ZADD', KEYS[2], 'NX', now, token)
         if redis.call('PTTL', KEYS[2]) < wait then
             redis.call('PEXPIRE', KEYS[2], wait)
         end
         if current == READERS and not shared then
             redis.call('SET', KEYS[4], token, 'PX', WRITER_INTENT_MS)
         end
-        if current and current ~= READERS and string.byte(current, 1) ~= RESERVED and string.byte(current, -1) ~= FLAGGED then
+        if current and current ~= READERS and not handed(current) and string.byte(current, -1) ~= FLAGGED then
             redis.call('APPEND', KEYS[1], '+')
         end
     end
@@ -82,10 +101,7 @@ local function refuse(current)
     else
         ttl = redis.call('PTTL', KEYS[4])
     end
-    if ttl < 1 then
-        return -1
-    end
-    return -ttl
+    return busy(ttl, now)
 end
 
 -- "p3:1700000000000000" -> 3, 1700000000000000
@@ -162,8 +178,7 @@ local function acquire_permit(current)
                 end
             end
             local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-            local ttl = first[2] and (tonumber(first[2]) - now_ms) or 1
-            return -math.max(1, ttl)
+            return busy(first[2] and (tonumber(first[2]) - now_ms) or 1, now)
         end
         fence = math.max(last_fence + 1, now)
         redis.call('HSET', KEYS[5], token, string.format('%.0f', fence))
@@ -189,13 +204,22 @@ if current and string.byte(current, 1) == PERMITS then
     return mismatch(permits_of(current)) -- held with permits: a lock or read/write lock of the name is refused
 end
 local last_fence = 0
+local handed_fence
 if current then
-    if string.byte(current, 1) == RESERVED then
-        local reserved = '~' .. token .. ':'
-        if string.sub(current, 1, #reserved) ~= reserved then
-            return refuse(current) -- reserved for an earlier waiter
+    if handed(current) then
+        local prefix = string.sub(current, 1, 1) .. token .. ':'
+        if string.sub(current, 1, #prefix) ~= prefix then
+            return refuse(current) -- handed to an earlier waiter
         end
-        last_fence = tonumber(string.sub(current, #reserved + 1))
+        local fence = string.sub(current, #prefix + 1)
+        if string.byte(fence, -1) == FLAGGED then
+            fence = string.sub(fence, 1, -2) -- flagged by an older version's refusal
+        end
+        if string.byte(current, 1) == HANDED then
+            handed_fence = tonumber(fence)
+        else
+            last_fence = tonumber(fence)
+        end
     elseif current == READERS then
         -- Readers hold it: a writer waits; a reader joins unless a writer waits (or writers would starve).
         if not shared or redis.call('EXISTS', KEYS[4]) == 1 then
@@ -218,13 +242,14 @@ elseif shared and redis.call('EXISTS', KEYS[4]) == 1 then
     return refuse(current)
 end
 
--- Fencing: above the last token the key still carries (a reservation passes it on) and at least the server
--- clock in microseconds. Every token ever issued for the name was at most the clock when it was issued, so a
--- token is above all earlier ones even when Redis forgot them (a restart from an older snapshot, a failover to a
--- replica that lagged, a released key that was deleted): strictly increasing as long as the server clock does not
--- go back by more than the time between two holders.
+-- Fencing: above the last token the key still carries and at least the server clock in microseconds. Every token
+-- ever issued for the name was at most the clock when it was issued, so a token is above all earlier ones even
+-- when Redis forgot them (a restart from an older snapshot, a failover to a replica that lagged, a released key that
+-- was deleted): strictly increasing as long as the server clock does not go back by more than the time between two
+-- holders. A hand-over already issued the token, by the same rule, when the release ran: the waiter may have
+-- started on it (StoreEvents.handedOver), and this attempt confirms it.
 local now = now_us()
-local fence = math.max(last_fence + 1, now)
+local fence = handed_fence or math.max(last_fence + 1, now)
 if retry then
     redis.call('ZREM', KEYS[2], token) -- no longer waiting
 end

@@ -14,7 +14,8 @@
 -- They are part of the wire format that nodes of different versions share: never change them.
 local EXCLUSIVE, SHARED, PERMIT, CANCEL, FORCE = 'w', 'r', 'p', 'c', 'f' -- ARGV[5]
 local READERS = 'r'                             -- the lock key's value while readers hold it
-local RESERVED = 126                            -- string.byte('~'): the value starts with it while reserved
+local HANDED = 61                               -- string.byte('='): the value starts with it while handed over
+local RESERVED = 126                            -- string.byte('~'): an older version's hand-over
 local PERMITS = 35                              -- string.byte('#'): "#<permits>:<last token>" while permits are held
 local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
 
@@ -31,7 +32,15 @@ end
 local token = ARGV[1]
 local mode = ARGV[5]
 
--- Hands the lock to the waiter that came first and wakes only it; nobody else may take it during the window.
+-- Whether the value is a hand-over to a waiter (see acquire.lua).
+local function handed(value)
+    local first = string.byte(value, 1)
+    return first == HANDED or first == RESERVED
+end
+
+-- Hands the lock to the waiter that came first, with its fencing token (issued now, as acquire.lua issues one:
+-- above the last and at least the server clock in µs), and tells it: "<name>\n<waiter's owner token>\n<token>".
+-- For the window the lock is that waiter's alone; its next attempt confirms it with that token and the full lease.
 -- A waiter that is gone costs that one window: it is no longer in the queue afterwards.
 local function hand_off(fence)
     local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
@@ -40,9 +49,12 @@ local function hand_off(fence)
         return
     end
     redis.call('ZREM', KEYS[2], next)
+    local now = redis.call('TIME')
+    local token = string.format('%.0f', math.max(tonumber(fence) + 1,
+        tonumber(now[1]) * 1000000 + tonumber(now[2])))
     -- Publish before writing: a user without the channel permission fails here, with nothing changed.
-    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next)
-    redis.call('SET', KEYS[1], '~' .. next .. ':' .. fence, 'PX', ARGV[4])
+    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. token)
+    redis.call('SET', KEYS[1], '=' .. next .. ':' .. token, 'PX', ARGV[4])
 end
 
 local function release_shared()
@@ -141,8 +153,9 @@ if mode == PERMIT then
 end
 local current = redis.call('GET', KEYS[1])
 if mode == FORCE then
-    -- A reservation is nobody's hold yet: the waiter it is for takes the lock, and its token is above the last.
-    if not current or string.byte(current, 1) == RESERVED then
+    -- A hand-over ends within its window by itself (its waiter confirms it or loses it), and is not forced: the
+    -- waiter may have started on it.
+    if not current or handed(current) then
         return 0
     end
     if string.byte(current, 1) == PERMITS then
@@ -177,9 +190,13 @@ end
 if not current then
     return 1
 end
-local reserved = '~' .. mine
-if string.sub(current, 1, #reserved) == reserved then
-    hand_off(string.sub(current, #reserved + 1))
+if handed(current) and string.sub(current, 2, #mine + 1) == mine then
+    -- Handed to this request: pass it on, above its token (an older version's "+" flag dropped).
+    local fence = string.sub(current, #mine + 2)
+    if string.byte(fence, -1) == FLAGGED then
+        fence = string.sub(fence, 1, -2)
+    end
+    hand_off(fence)
 elseif string.sub(current, 1, #mine) == mine then
     release_exclusive(current, nil)
 elseif current == READERS then

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.UnaryOperator;
 
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.listener.LockListener;
+import dev.distlock.spi.LockStore;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -45,6 +47,20 @@ final class LockNodes implements AutoCloseable {
             LockListener listener) {
         RedisLockStore store = new RedisLockStore(factory, redis);
         StoreLockService service = new StoreLockService(store, config, listener);
+        service.start();
+        services.add(service);
+        stores.add(store);
+        return service;
+    }
+
+    /**
+     * @param wrap wraps the node's Redis store (e.g. to hold back some of its calls); the node still counts as on
+     *        that Redis store for {@link #storeOf}
+     */
+    StoreLockService node(RedisServerProcess server, LockConfig config, RedisLockConfig redis,
+            UnaryOperator<LockStore> wrap) {
+        RedisLockStore store = new RedisLockStore(factory(server), redis);
+        StoreLockService service = new StoreLockService(wrap.apply(store), config, LockListener.NONE);
         service.start();
         services.add(service);
         stores.add(store);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +18,8 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.spi.StoreEvents;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Waiter hygiene against a real Redis: a waiter that is gone costs one hand-off window at most, a waiter that gives
+ * Waiter hygiene against a real Redis: a waiter that is gone costs one hand-off window at most (its hand-over,
+ * with a token of its own, simply ends), a waiter that gives
  * up leaves the queue, live waiters are handed the lock at once, and release notifications work on a node that
  * started before its Redis.
  */
@@ -64,28 +68,54 @@ class RedisWaiterTests {
     }
 
     @Test
-    void aWaiterWhoseProcessIsGoneCostsOneHandOffWindowOnce() throws Exception {
+    void aDeadWaiterHandedTheLockCostsOneHandOffWindowOnce() throws Exception {
         StoreLockService a = node();
         StoreLockService b = node();
         StringRedisTemplate redis = nodes.redis(server);
+        // Hears the hand-overs as every node does.
+        List<String> handOvers = new CopyOnWriteArrayList<>();
+        ReleaseSubscriber tap = new ReleaseSubscriber(nodes.factory(server), LockKeys.channel("wait"),
+                RedisLockStore.HANDOFF_WINDOW_MILLIS, name -> true);
+        tap.start(new StoreEvents() {
+            @Override
+            public void released(String name, @Nullable String handedTo, long reservedMillis) {
+            }
+
+            @Override
+            public void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
+                handOvers.add(handedTo + "=" + fencingToken);
+            }
+
+            @Override
+            public void leaseLost(String ownerToken) {
+            }
+        });
         LockHandle held = a.lock("dead");
         // A waiter of a crashed JVM: queued first, and the holder flagged so that its release hands over.
         redis.opsForZSet().add("wait:{dead}:waiters", "gone0000000000000000000", 1);
         redis.opsForValue().append("wait:{dead}", "+");
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        Future<Long> live = pool.submit(() -> {
+        Future<long[]> live = pool.submit(() -> {
             try (LockHandle handle = b.lock("dead")) {
-                return System.nanoTime();
+                return new long[] { System.nanoTime(), handle.fencingToken() };
             }
         });
         await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("wait:{dead}:waiters") == 2);
+        await().atMost(Duration.ofSeconds(10)).until(tap::isSubscribed);
         long released = System.nanoTime();
         held.unlock();
-        long acquired = live.get(10, TimeUnit.SECONDS);
-        assertThat(Duration.ofNanos(acquired - released)).as("one window, not a 500 ms re-check")
+        long[] acquired = live.get(10, TimeUnit.SECONDS);
+        tap.close();
+        assertThat(Duration.ofNanos(acquired[0] - released)).as("one window, not a 500 ms re-check")
                 .isBetween(Duration.ofMillis(RedisLockStore.HANDOFF_WINDOW_MILLIS - 10), Duration.ofMillis(450));
         assertThat(redis.opsForZSet().score("wait:{dead}:waiters", "gone0000000000000000000"))
                 .as("the gone waiter left the queue when it was handed the lock").isNull();
+        assertThat(handOvers).as("the gone waiter was handed the lock with a token of its own, then the live one")
+                .hasSize(1).first().asString().startsWith("gone0000000000000000000=");
+        long goneToken = Long.parseLong(handOvers.get(0).substring(handOvers.get(0).indexOf('=') + 1));
+        assertThat(goneToken).isGreaterThan(held.fencingToken());
+        assertThat(acquired[1]).as("the next holder's token is above the one the gone waiter was given")
+                .isGreaterThan(goneToken);
         // From now on hand-offs between the live nodes cost no window at all.
         List<Long> after = handOffMillis(a, b, "dead", 5);
         assertThat(after.stream().sorted().toList().get(2)).as("median of " + after).isLessThan(25);

@@ -1,0 +1,153 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.ForwardingLockStore;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The hand-over against a real Redis: a release hands the lock to the longest waiter with its fencing token
+ * ({@code release.lua}), and that waiter starts at once while its next attempt confirms the lock; one the store does
+ * not confirm is a lost lease. The waiter's confirmations are held back at a gate, so what the waiter does before
+ * the store answered is seen, not timed.
+ */
+class RedisHandOverTests {
+
+    @RegisterExtension
+    static RedisServersExtension redisServers = new RedisServersExtension();
+
+    private RedisServerProcess server;
+
+    private final LockNodes nodes = new LockNodes();
+
+    private final LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(10));
+
+    private final ExecutorService pool = Executors.newSingleThreadExecutor();
+
+    @BeforeEach
+    void startRedis() {
+        server = redisServers.start();
+    }
+
+    @AfterEach
+    void close() {
+        pool.shutdownNow();
+        nodes.close();
+        server.stop();
+    }
+
+    @Test
+    void aWaiterHandedTheLockStartsBeforeItsConfirmationAnswers() throws Exception {
+        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("hand")));
+        GatedConfirmations gate = new GatedConfirmations();
+        StoreLockService waiter = subscribed(nodes.node(server, config, LockNodes.redisConfig("hand"), gate::wrap));
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("hand:{item}:waiters") == 1);
+
+        held.unlock();
+        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        assertThat(gate.sent.get()).as("no confirmation had been sent when the waiter started").isZero();
+        assertThat(handed.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(redis.opsForValue().get("hand:{item}")).as("handed over, not yet confirmed")
+                .startsWith("=").endsWith(":" + handed.fencingToken());
+
+        gate.open.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> gate.sent.get() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !redis.opsForValue().get("hand:{item}").startsWith("="));
+        assertThat(redis.opsForValue().get("hand:{item}")).as("confirmed with the same token")
+                .endsWith(":" + handed.fencingToken());
+        assertThat(redis.getExpire("hand:{item}", TimeUnit.MILLISECONDS)).as("the full lease")
+                .isGreaterThan(RedisLockStore.HANDOFF_WINDOW_MILLIS * 10);
+        assertThat(handed.isHeld()).isTrue();
+        assertThat(holder.tryLock("item", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
+        handed.unlock(); // released as the owner: a lost lease would throw here
+        assertThat(redis.hasKey("hand:{item}")).isFalse();
+    }
+
+    @Test
+    void aHandOverTheStoreDoesNotConfirmIsALostLease() throws Exception {
+        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("lost")));
+        GatedConfirmations gate = new GatedConfirmations();
+        StoreLockService waiter = subscribed(nodes.node(server, config, LockNodes.redisConfig("lost"), gate::wrap));
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("lost:{item}:waiters") == 1);
+
+        held.unlock();
+        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        assertThat(handed.isHeld()).isTrue();
+        // The hand-over ends before the confirmation is sent (as when it comes later than the window): the lock is
+        // free, so the confirmation's attempt is granted, but with a new token, not the one the waiter started on.
+        redis.delete("lost:{item}");
+        gate.open.countDown();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
+        await("the late grant is undone").atMost(Duration.ofSeconds(5))
+                .until(() -> !redis.hasKey("lost:{item}"));
+        try (LockHandle next = holder.lock("item")) {
+            assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
+        }
+    }
+
+    private StoreLockService subscribed(StoreLockService node) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> nodes.storeOf(node).isSubscribed());
+        return node;
+    }
+
+    /** Holds back the attempts that confirm a hand-over (a retry with no wait left) until the gate opens. */
+    private static final class GatedConfirmations {
+
+        final CountDownLatch open = new CountDownLatch(1);
+
+        final AtomicInteger sent = new AtomicInteger();
+
+        LockStore wrap(LockStore store) {
+            return new ForwardingLockStore(store) {
+                @Override
+                public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis,
+                        boolean retry) {
+                    if (!retry || remainingWaitMillis > 0) {
+                        return super.attempt(request, remainingWaitMillis, retry);
+                    }
+                    return CompletableFuture.runAsync(() -> {
+                        try {
+                            open.await();
+                        }
+                        catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                        }
+                        sent.incrementAndGet();
+                    }).thenCompose(opened -> super.attempt(request, remainingWaitMillis, retry));
+                }
+            };
+        }
+    }
+}
