@@ -1,0 +1,122 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.distlock.LockHandle;
+import dev.distlock.listener.LockListener;
+import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.ForwardingLockStore;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.StoreEvents;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The engine's side of a hand-over ({@link StoreEvents#handedOver}), on the in-memory store: a waiter starts on a
+ * hand-over only when it was issued after the waiter's last refusal, and one the store then does not confirm is a
+ * lost lease. The store's refusals here say they were made at a clock the test chooses, and the test tells the
+ * hand-overs itself, so that a stale one can be told at all (the Redis store's are tested in distlock-redis).
+ */
+class HandOverTests {
+
+    /** The store clock (µs) every refusal of the waiter's store says it was made at. */
+    private static final long REFUSED_AT = 1_000_000_000_000_000L;
+
+    private static final long WINDOW_MILLIS = 100;
+
+    private final InMemoryLockStore store = InMemoryLockStore.withClockTokens();
+
+    private final AtomicReference<StoreEvents> events = new AtomicReference<>();
+
+    private final AtomicReference<String> waiterToken = new AtomicReference<>();
+
+    private final AtomicInteger refusals = new AtomicInteger();
+
+    private final ExecutorService pool = Executors.newSingleThreadExecutor();
+
+    private StoreLockService holder;
+
+    private StoreLockService waiter;
+
+    @AfterEach
+    void close() {
+        pool.shutdownNow();
+        waiter.close();
+        holder.close();
+    }
+
+    private void start() {
+        LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(30));
+        holder = new StoreLockService(store.connect(), config, LockListener.NONE);
+        holder.start();
+        waiter = new StoreLockService(new ForwardingLockStore(store.connect()) {
+            @Override
+            public void start(StoreEvents told) {
+                events.set(told);
+                super.start(told);
+            }
+
+            @Override
+            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+                return super.attempt(request, remainingWaitMillis, retry).thenApply(attempt -> {
+                    if (attempt.isAcquired()) {
+                        return attempt;
+                    }
+                    waiterToken.set(request.ownerToken());
+                    refusals.incrementAndGet();
+                    return Attempt.busy(attempt.retryAfterMillis(), REFUSED_AT);
+                });
+            }
+        }, config, LockListener.NONE);
+        waiter.start();
+    }
+
+    @Test
+    void aHandOverIssuedBeforeTheWaitersLastRefusalIsNotTaken() throws Exception {
+        start();
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+
+        // Issued a whole window before the refusal: it ended before the waiter was refused.
+        events.get().handedOver("item", waiterToken.get(), REFUSED_AT - WINDOW_MILLIS * 1000, WINDOW_MILLIS);
+        await("asked the store instead").pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5))
+                .until(() -> refusals.get() == 2);
+        assertThat(waiting).isNotDone();
+
+        held.unlock();
+        try (LockHandle handle = waiting.get(5, TimeUnit.SECONDS)) {
+            assertThat(handle.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void aWaiterStartsOnAFreshHandOverAndLosesItWhenTheStoreDoesNotConfirmIt() throws Exception {
+        start();
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+
+        // Issued after the refusal, but the holder still holds the lock: the confirmation is refused.
+        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, WINDOW_MILLIS);
+        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        assertThat(handed.fencingToken()).as("the hand-over's token").isEqualTo(REFUSED_AT + 1);
+        await("lost once the store refused the confirmation").atMost(Duration.ofSeconds(5))
+                .until(() -> !handed.isHeld());
+        assertThat(held.isHeld()).isTrue();
+        assertThat(store.isLocked("item")).isTrue();
+        held.unlock();
+        assertThat(store.isLocked("item")).isFalse();
+    }
+}
