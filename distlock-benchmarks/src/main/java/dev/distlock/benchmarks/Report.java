@@ -894,12 +894,13 @@ final class Report {
         line("");
         double releaseToPublish = results.median(k, locked, "cross release→publish p50");
         double publishToGrant = results.median(k, locked, "cross publish→grant p50");
-        double ping = results.median(k, locked, "ping p50");
         line("After the holder's body ends, its transaction commits and it calls the release script; Redis runs "
-                + "`release.lua`, which reserves the lock for the longest waiter and PUBLISHes its name on "
-                + "`distlock:released`, then replies to the releaser. The waiting instance's subscriber receives the "
-                + "message, wakes the waiting thread (unpark), which runs the acquire script (one round trip) and "
-                + "is granted the lock; the lock advice then begins the transaction and the body starts. The harness "
+                + "`release.lua`, which hands the lock to the longest waiter with its fencing token and PUBLISHes "
+                + "the hand-over on `distlock:released`, then replies to the releaser. The waiting instance's "
+                + "subscriber receives the message and wakes the waiting thread (unpark), which is granted the lock "
+                + "at once: its acquire, sent at the same moment, confirms it off the critical path (before the "
+                + "hand-over, the waiter was granted only by that acquire's answer, one more round trip). The lock "
+                + "advice then begins the transaction and the body starts. The harness "
                 + "subscribes to the same channel and notes when each message arrives (" + cell(k, locked, "publishes")
                 + " messages per locked sale; " + cell(k, locked, "cross matched") + " cross-instance hand-offs "
                 + "matched to one: the last message after the previous body ended and before the grant).");
@@ -910,12 +911,10 @@ final class Report {
                 + cell(k, locked, "cross body end→release p50") + " | timeline |");
         line("| release returned → PUBLISH seen by the harness (release reply vs PUBLISH delivery) | "
                 + cell(k, locked, "cross release→publish p50") + " | timeline + harness subscriber |");
-        line("| PUBLISH seen → grant (subscriber wake + unpark + acquire round trip) | "
+        line("| PUBLISH seen → grant (subscriber wake + unpark; the confirming acquire runs beside the body) | "
                 + cell(k, locked, "cross publish→grant p50") + " | harness subscriber + timeline |");
-        line("| of which one acquire round trip, at least (harness `PING` p50, idle) | " + cell(k, locked, "ping p50")
-                + " | harness |");
-        line("| left for subscriber wake + unpark + the script's own time (difference of medians, estimate) | "
-                + fmt(publishToGrant - ping) + " | derived |");
+        line("| for scale: one Redis round trip (harness `PING` p50, idle), no longer part of the gap | "
+                + cell(k, locked, "ping p50") + " | harness |");
         line("| grant → body start (lock advice, transaction begin) | " + cell(k, locked, "cross grant→body p50")
                 + " | timeline |");
         line("| whole gap, release returned → grant (p50) | " + cell(k, locked, "cross gap p50")
@@ -925,9 +924,8 @@ final class Report {
                 + "their delivery is measured only against each other; the waiting instance's subscriber wake and "
                 + "the unpark of its thread happen inside its JVM, with no meter or timeline entry for either (the "
                 + "harness's subscriber stands in for the instance's, on another process of the same machine); the "
-                + "acquire round trip of each grant is not recorded (the listener sees only the whole acquisition, "
-                + "started when the buyer first asked), so the idle `PING` round trip stands in for it. Splitting "
-                + "these needs timestamps inside the library (issue 22's later steps).");
+                + "listener sees only the whole acquisition, started when the buyer first asked. Splitting these "
+                + "needs timestamps inside the library.");
         line("");
     }
 

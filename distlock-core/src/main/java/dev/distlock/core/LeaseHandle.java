@@ -132,14 +132,9 @@ final class LeaseHandle implements LockHandle, Lease {
         return pending != null && !pending.isDone();
     }
 
-    /**
-     * Waits for the store's confirmation of a hand-over (bounded by the command timeout); at once otherwise.
-     *
-     * @return false when the store did not confirm it: the lease is lost
-     */
-    boolean awaitConfirmation() {
-        CompletableFuture<Boolean> pending = confirmation;
-        return pending == null || pending.join();
+    /** @return the store's confirmation of a hand-over (true once confirmed), or null for a lease granted outright */
+    @Nullable CompletableFuture<Boolean> confirmation() {
+        return confirmation;
     }
 
     /** Runs the action if the store does not confirm this hand-over (now or later; never for a granted lease). */

@@ -76,12 +76,13 @@ final class StoreCalls {
     }
 
     /**
-     * Confirms a hand-over: the request's next attempt, sent now and not waited for here.
+     * Confirms a hand-over: the request's next attempt, sent now and not waited for here (see
+     * {@link #awaitConfirmation}: no timer per confirmation, which would wake a scheduler thread twice a hand-over).
      *
      * @param fencingToken the token the hand-over gave the request
-     * @return completes, never exceptionally and within the command timeout, with true when the store granted the
-     *         request the lock with that token; with false otherwise, and then whatever the attempt may take is undone
-     *         after it (a grant with another token means the hand-over had ended: someone may have held it since)
+     * @return completes, never exceptionally, with true when the store granted the request the lock with that token;
+     *         with false otherwise, and then whatever the attempt took is undone (a grant with another token means the
+     *         hand-over had ended: someone may have held the lock since)
      */
     CompletableFuture<Boolean> confirm(LockRequest request, long fencingToken) {
         CompletableFuture<Attempt> sent;
@@ -91,16 +92,41 @@ final class StoreCalls {
         catch (RuntimeException ex) {
             sent = CompletableFuture.failedFuture(ex);
         }
-        CompletableFuture<Attempt> answer = sent;
-        return sent.copy().orTimeout(attemptTimeoutNanos, TimeUnit.NANOSECONDS).handle((attempt, error) -> {
+        return sent.handle((attempt, error) -> {
             if (error == null && attempt.isAcquired() && attempt.fencingToken() == fencingToken) {
                 return true;
             }
             log.debug("The hand-over of lock '{}' (fencing token {}) was not confirmed: {}", request.name(),
                     fencingToken, error != null ? error.toString() : attempt);
-            answer.whenComplete((late, failure) -> cancel(request));
+            cancel(request);
             return false;
         });
+    }
+
+    /**
+     * Waits for a hand-over's {@link #confirm confirmation} at most as long as for an attempt's answer.
+     *
+     * @return false when the store did not confirm it in time (whatever the confirmation takes later is undone)
+     */
+    boolean awaitConfirmation(CompletableFuture<Boolean> confirmation, LockRequest request) {
+        try {
+            return confirmation.get(attemptTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException ex) {
+            confirmation.thenAccept(late -> {
+                if (late) {
+                    cancel(request);
+                }
+            });
+            return false;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return confirmation.getNow(false);
+        }
+        catch (ExecutionException ex) {
+            return false; // never: a confirmation completes normally
+        }
     }
 
     /** Undoes whatever the request holds or registered; never throws. */

@@ -38,8 +38,10 @@ public interface StoreEvents {
      * {@code reservedMillis} from the release, and its next attempt is granted with exactly this token (and the full
      * lease). So the waiter may start at once, while that attempt confirms it; the engine does so only when it can
      * bound the hand-over's start by one of its own refused attempts (see {@link Attempt#refusedAtToken()}).
-     * Like {@link #released}, it wakes the other waiters of the name after the window. By default it is told as
-     * {@link #released}.
+     * Like {@link #released}, it wakes the other waiters of the name after the window. A store that tells this
+     * releases and cancels a hand-over by its waiter's owner token as it does a lock, since the waiter may release
+     * before its confirmation ran (a confirmation that then comes too late is refused, or undone). By default it is
+     * told as {@link #released}.
      *
      * @param name the lock name
      * @param handedTo the owner token of the waiter the lock was handed to

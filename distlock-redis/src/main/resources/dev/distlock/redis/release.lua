@@ -177,6 +177,11 @@ if mode == FORCE then
 end
 local mine = token .. ':'
 if mode == EXCLUSIVE then
+    if current and handed(current) and string.sub(current, 2, #mine + 1) == mine then
+        -- Handed to this request, which started on it and releases before its confirmation ran: it is its lock.
+        hand_off(ARGV[6])
+        return 1
+    end
     if not current or string.sub(current, 1, #mine) ~= mine then
         return 0
     end

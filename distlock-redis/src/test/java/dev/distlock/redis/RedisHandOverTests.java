@@ -117,6 +117,33 @@ class RedisHandOverTests {
         }
     }
 
+    @Test
+    void aWaiterThatReleasesBeforeItsConfirmationRanReleasesTheLock() throws Exception {
+        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("early")));
+        GatedConfirmations gate = new GatedConfirmations();
+        StoreLockService waiter = subscribed(nodes.node(server, config, LockNodes.redisConfig("early"), gate::wrap));
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("early:{item}:waiters") == 1);
+
+        held.unlock();
+        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        handed.unlock(); // its confirmation is still held back: the release takes the hand-over by the owner token
+        assertThat(gate.sent.get()).isZero();
+        assertThat(redis.hasKey("early:{item}")).as("released, not left for the window to end").isFalse();
+
+        // The confirmation reaches Redis after the release: granted anew on the free key, with another token, so
+        // the engine undoes that grant.
+        gate.open.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> gate.sent.get() == 1);
+        await("the late confirmation's grant is undone").atMost(Duration.ofSeconds(5))
+                .until(() -> !redis.hasKey("early:{item}"));
+        try (LockHandle next = holder.lock("item", LockOptions.defaults().withWaitTime(Duration.ofSeconds(1)))) {
+            assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
+        }
+    }
+
     private StoreLockService subscribed(StoreLockService node) {
         await().atMost(Duration.ofSeconds(10)).until(() -> nodes.storeOf(node).isSubscribed());
         return node;
