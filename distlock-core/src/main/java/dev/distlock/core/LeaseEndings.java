@@ -1,6 +1,5 @@
 package dev.distlock.core;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -52,11 +51,9 @@ final class LeaseEndings {
      * when an unlock within the hold-at-least time left it held.
      */
     void release(LeaseHandle handle) {
-        // A hand-over the store has yet to confirm goes back to the store without waiting (the store releases it by
-        // its waiter's token too); only a local waiter, which takes the lease over, needs it confirmed first.
-        CompletableFuture<Boolean> confirmation = handle.confirmation();
-        if (confirmation != null && (confirmation.isDone() || handle.localEntry().othersWaiting())
-                && !store.awaitConfirmation(confirmation, handle.request())) {
+        // A hand-over the store has yet to confirm is released without waiting for the answer: to the store (which
+        // releases it by its waiter's token too), or to a local thread, which takes its confirmation over.
+        if (handle.unconfirmed()) {
             leaseLost(handle); // told here too: the confirmation's own callback may not have run yet
         }
         long holdLeft = handle.takeHoldLeftNanos(System.nanoTime());

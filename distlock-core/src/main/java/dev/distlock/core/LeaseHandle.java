@@ -77,20 +77,27 @@ final class LeaseHandle implements LockHandle, Lease {
     private final AtomicBoolean localReleased = new AtomicBoolean();
 
     /**
-     * The store's confirmation of a hand-over ({@link #handedOver}): true once the store granted the lease with this
-     * token; null for a lease the store granted to an attempt.
+     * The store's answer to a hand-over's confirmation ({@link #handedOver}), shared by the handles a local hand-off
+     * passes the lease on to: true once the store granted the lease; null for a lease the store granted to an attempt.
      */
-    private volatile @Nullable CompletableFuture<Boolean> confirmation;
+    private final @Nullable CompletableFuture<Boolean> storeConfirmation;
+
+    /** When the confirmation was sent ({@link System#nanoTime()}): the confirmed lease counts from then. */
+    private final long confirmSentNanos;
+
+    /** {@link #storeConfirmation}, done once this handle's deadline follows it. */
+    private final @Nullable CompletableFuture<Boolean> confirmation;
 
     /** A lease the store just granted. */
     LeaseHandle(LeaseLifecycle service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
             long requestSentNanos, boolean expires) {
         this(service, request, fencingToken, localEntry, requestSentNanos,
-                ClockDrift.deadline(requestSentNanos, request.leaseTime()), expires);
+                ClockDrift.deadline(requestSentNanos, request.leaseTime()), expires, null, 0);
     }
 
     private LeaseHandle(LeaseLifecycle service, LockRequest request, long fencingToken, LocalQueues.Entry localEntry,
-            long sinceNanos, long deadlineNanos, boolean expires) {
+            long sinceNanos, long deadlineNanos, boolean expires,
+            @Nullable CompletableFuture<Boolean> storeConfirmation, long confirmSentNanos) {
         this.service = service;
         this.request = request;
         this.fencingToken = fencingToken;
@@ -100,6 +107,20 @@ final class LeaseHandle implements LockHandle, Lease {
         this.storeTokenNanos = System.nanoTime();
         this.lastRenewalNanos = sinceNanos;
         this.leaseDeadlineNanos = deadlineNanos;
+        this.storeConfirmation = storeConfirmation;
+        this.confirmSentNanos = confirmSentNanos;
+        this.confirmation = followConfirmation();
+    }
+
+    /** Moves this handle's deadline to the full lease once the store confirms the hand-over. */
+    private @Nullable CompletableFuture<Boolean> followConfirmation() {
+        CompletableFuture<Boolean> answer = storeConfirmation;
+        return answer == null ? null : answer.thenApply(confirmed -> {
+            if (confirmed) {
+                leaseFrom(confirmSentNanos);
+            }
+            return confirmed;
+        });
     }
 
     /**
@@ -109,21 +130,14 @@ final class LeaseHandle implements LockHandle, Lease {
      * @param handedAtNanos the hand-over's earliest possible start, as {@link System#nanoTime()}
      * @param handedFor how long the store holds the hand-over for this request
      * @param confirmation completes with true once the store granted this request the lock with this token (the
-     *        lease then counts from {@code confirmSentNanos}), false when it did not, within the command timeout
+     *        lease then counts from {@code confirmSentNanos}), with false when it did not
      * @param confirmSentNanos {@link System#nanoTime()} before the confirmation was sent
      */
     static LeaseHandle handedOver(LeaseLifecycle service, LockRequest request, long fencingToken,
             LocalQueues.Entry localEntry, long handedAtNanos, Duration handedFor,
             CompletableFuture<Boolean> confirmation, long confirmSentNanos) {
-        LeaseHandle handle = new LeaseHandle(service, request, fencingToken, localEntry, handedAtNanos,
-                ClockDrift.deadline(handedAtNanos, handedFor), true);
-        handle.confirmation = confirmation.thenApply(confirmed -> {
-            if (confirmed) {
-                handle.renewed(confirmSentNanos);
-            }
-            return confirmed;
-        });
-        return handle;
+        return new LeaseHandle(service, request, fencingToken, localEntry, handedAtNanos,
+                ClockDrift.deadline(handedAtNanos, handedFor), true, confirmation, confirmSentNanos);
     }
 
     /** @return whether the store has yet to confirm this hand-over: the watchdog leaves it to the confirmation */
@@ -132,9 +146,10 @@ final class LeaseHandle implements LockHandle, Lease {
         return pending != null && !pending.isDone();
     }
 
-    /** @return the store's confirmation of a hand-over (true once confirmed), or null for a lease granted outright */
-    @Nullable CompletableFuture<Boolean> confirmation() {
-        return confirmation;
+    /** @return whether the store answered that it did not confirm this hand-over: the lease is lost */
+    boolean unconfirmed() {
+        CompletableFuture<Boolean> answer = confirmation;
+        return answer != null && answer.isDone() && !answer.join();
     }
 
     /** Runs the action if the store does not confirm this hand-over (now or later; never for a granted lease). */
@@ -160,6 +175,11 @@ final class LeaseHandle implements LockHandle, Lease {
         this.storeTokenNanos = previous.storeTokenNanos;
         this.lastRenewalNanos = previous.lastRenewalNanos;
         this.leaseDeadlineNanos = previous.leaseDeadlineNanos;
+        // A hand-over still on its way to being confirmed is passed on with its confirmation (once done, following
+        // it sets the full lease at once, also if the previous holder's deadline was copied before it moved).
+        this.storeConfirmation = previous.storeConfirmation;
+        this.confirmSentNanos = previous.confirmSentNanos;
+        this.confirmation = followConfirmation();
     }
 
     /**
@@ -293,17 +313,26 @@ final class LeaseHandle implements LockHandle, Lease {
     }
 
     void renewed(long sentNanos) {
-        leaseDeadlineNanos = ClockDrift.deadline(sentNanos, request.leaseTime());
-        lastRenewalNanos = sentNanos;
+        leaseFrom(sentNanos);
         lastRenewalAt = Instant.now();
         renewals++;
     }
 
+    /** The whole lease counts from when the request that granted or renewed it was sent. */
+    private void leaseFrom(long sentNanos) {
+        leaseDeadlineNanos = ClockDrift.deadline(sentNanos, request.leaseTime());
+        lastRenewalNanos = sentNanos;
+    }
+
     /**
      * @return whether less than a third of the lease is left: the watchdog renews every third of it, so a lease it
-     *         renews always has more, and this one's renewals have been failing for a while
+     *         renews always has more, and this one's renewals have been failing for a while; for a hand-over awaiting
+     *         its confirmation, whether the hand-over has ended
      */
     boolean renewalsFailing(long nowNanos) {
+        if (awaitingConfirmation()) {
+            return pastDeadline(nowNanos); // its renewal, the confirmation, is on its way
+        }
         return expires && leaseDeadlineNanos - nowNanos < request.leaseTime().toNanos() / 3;
     }
 

@@ -156,7 +156,6 @@ final class StoreAcquirer {
                 confirmation, now);
     }
 
-
     /**
      * Sleeps until it is worth trying again: the store handed the lock to this waiter, a reservation for another
      * waiter ended, the suggested retry time came, or the deadline (for one last attempt).

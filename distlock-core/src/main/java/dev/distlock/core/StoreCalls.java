@@ -76,8 +76,9 @@ final class StoreCalls {
     }
 
     /**
-     * Confirms a hand-over: the request's next attempt, sent now and not waited for here (see
-     * {@link #awaitConfirmation}: no timer per confirmation, which would wake a scheduler thread twice a hand-over).
+     * Confirms a hand-over: the request's next attempt, sent now and waited for by nobody. No timer bounds it (one per
+     * confirmation would wake a scheduler thread twice a hand-over): a hand-over that is not confirmed before it ends
+     * is lost by its deadline, which the watchdog watches.
      *
      * @param fencingToken the token the hand-over gave the request
      * @return completes, never exceptionally, with true when the store granted the request the lock with that token;
@@ -101,32 +102,6 @@ final class StoreCalls {
             cancel(request);
             return false;
         });
-    }
-
-    /**
-     * Waits for a hand-over's {@link #confirm confirmation} at most as long as for an attempt's answer.
-     *
-     * @return false when the store did not confirm it in time (whatever the confirmation takes later is undone)
-     */
-    boolean awaitConfirmation(CompletableFuture<Boolean> confirmation, LockRequest request) {
-        try {
-            return confirmation.get(attemptTimeoutNanos, TimeUnit.NANOSECONDS);
-        }
-        catch (TimeoutException ex) {
-            confirmation.thenAccept(late -> {
-                if (late) {
-                    cancel(request);
-                }
-            });
-            return false;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return confirmation.getNow(false);
-        }
-        catch (ExecutionException ex) {
-            return false; // never: a confirmation completes normally
-        }
     }
 
     /** Undoes whatever the request holds or registered; never throws. */

@@ -122,9 +122,17 @@ final class Watchdog {
         // Everything is caught: an exception escaping a periodic task would silently cancel all later runs.
         try {
             lastRunAt = Instant.now();
-            // A hand-over awaiting its confirmation is renewed by it (the store would not renew it before).
-            List<LeaseHandle> due = new ArrayList<>(leases);
-            due.removeIf(LeaseHandle::awaitingConfirmation);
+            // A hand-over awaiting its confirmation is renewed by it (the store would not renew it before); one
+            // whose confirmation has not come by the hand-over's end is lost.
+            List<LeaseHandle> due = new ArrayList<>(leases.size());
+            for (LeaseHandle handle : leases) {
+                if (!handle.awaitingConfirmation()) {
+                    due.add(handle);
+                }
+                else if (handle.pastDeadline(System.nanoTime())) {
+                    onLost.accept(handle);
+                }
+            }
             if (due.isEmpty()) {
                 succeeded();
                 return;

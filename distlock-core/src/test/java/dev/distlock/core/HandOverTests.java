@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,8 +57,16 @@ class HandOverTests {
         holder.close();
     }
 
+    /** Whether the waiter's confirmations are never answered. */
+    private volatile boolean confirmationsHang;
+
+    private final AtomicInteger lost = new AtomicInteger();
+
     private void start() {
-        LockConfig config = LockConfig.defaults().withWaitTime(Duration.ofSeconds(30));
+        start(LockConfig.defaults().withWaitTime(Duration.ofSeconds(30)));
+    }
+
+    private void start(LockConfig config) {
         holder = new StoreLockService(store.connect(), config, LockListener.NONE);
         holder.start();
         waiter = new StoreLockService(new ForwardingLockStore(store.connect()) {
@@ -69,6 +78,9 @@ class HandOverTests {
 
             @Override
             public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+                if (confirmationsHang && retry && remainingWaitMillis == 0) {
+                    return new CompletableFuture<>();
+                }
                 return super.attempt(request, remainingWaitMillis, retry).thenApply(attempt -> {
                     if (attempt.isAcquired()) {
                         return attempt;
@@ -78,7 +90,12 @@ class HandOverTests {
                     return Attempt.busy(attempt.retryAfterMillis(), REFUSED_AT);
                 });
             }
-        }, config, LockListener.NONE);
+        }, config, new LockListener() {
+            @Override
+            public void leaseLost(LockHandle handle) {
+                lost.incrementAndGet();
+            }
+        });
         waiter.start();
     }
 
@@ -99,6 +116,22 @@ class HandOverTests {
         try (LockHandle handle = waiting.get(5, TimeUnit.SECONDS)) {
             assertThat(handle.fencingToken()).isGreaterThan(held.fencingToken());
         }
+    }
+
+    @Test
+    void aHandOverWhoseConfirmationNeverComesIsLostAtTheHandOversEnd() throws Exception {
+        // A short lease, so that the watchdog runs often (every third of it).
+        start(LockConfig.defaults().withWaitTime(Duration.ofSeconds(30)).withLeaseTime(Duration.ofMillis(600)));
+        confirmationsHang = true;
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+
+        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, WINDOW_MILLIS);
+        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        await("counted on no longer than the hand-over").atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
+        await("reported lost by the watchdog").atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+        held.unlock();
     }
 
     @Test

@@ -9,6 +9,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -141,6 +143,49 @@ class RedisHandOverTests {
                 .until(() -> !redis.hasKey("early:{item}"));
         try (LockHandle next = holder.lock("item", LockOptions.defaults().withWaitTime(Duration.ofSeconds(1)))) {
             assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
+        }
+    }
+
+    @Test
+    void aHandOverPassedToAnotherLocalThreadBeforeItsConfirmationGetsTheFullLeaseWithIt() throws Exception {
+        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("local")));
+        GatedConfirmations gate = new GatedConfirmations();
+        // A streak may last long enough for this test's steps.
+        StoreLockService waiter = subscribed(nodes.node(server, config.withLocalHandOff(100, Duration.ofSeconds(30)),
+                LockNodes.redisConfig("local"), gate::wrap));
+        StringRedisTemplate redis = nodes.redis(server);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            LockHandle held = holder.lock("item");
+            Future<LockHandle> first = threads.submit(() -> waiter.lock("item"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("local:{item}:waiters") == 1);
+            AtomicReference<Thread> second = new AtomicReference<>();
+            Future<LockHandle> next = threads.submit(() -> {
+                second.set(Thread.currentThread());
+                return waiter.lock("item");
+            });
+            await("the second thread queues behind the first, in this JVM").atMost(Duration.ofSeconds(5))
+                    .until(() -> second.get() != null && String.valueOf(LockSupport.getBlocker(second.get()))
+                            .contains("Semaphore"));
+
+            held.unlock();
+            LockHandle handed = first.get(5, TimeUnit.SECONDS);
+            handed.unlock(); // before the confirmation was sent: the lease goes to the queued thread
+            LockHandle passedOn = next.get(5, TimeUnit.SECONDS);
+            assertThat(gate.sent.get()).isZero();
+            assertThat(passedOn.fencingToken()).as("a local hand-off's next token")
+                    .isEqualTo(handed.fencingToken() + 1);
+
+            gate.open.countDown();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !redis.opsForValue().get("local:{item}").startsWith("="));
+            assertThat(waiter.heldLocks()).singleElement().satisfies(info -> assertThat(info.leaseRemaining())
+                    .as("the full lease, from the confirmation").isGreaterThan(Duration.ofSeconds(5)));
+            assertThat(passedOn.isHeld()).isTrue();
+            passedOn.unlock();
+            assertThat(redis.hasKey("local:{item}")).isFalse();
+        }
+        finally {
+            threads.shutdownNow();
         }
     }
 
