@@ -99,12 +99,18 @@ class HandOverTests {
         waiter.start();
     }
 
+    /** The waiter asks for the lock the holder holds, on a thread of its own, and is refused once. */
+    private Future<LockHandle> waiterRefusedOnce() {
+        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
+        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+        return waiting;
+    }
+
     @Test
     void aHandOverIssuedBeforeTheWaitersLastRefusalIsNotTaken() throws Exception {
         start();
         LockHandle held = holder.lock("item");
-        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
-        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+        Future<LockHandle> waiting = waiterRefusedOnce();
 
         // Issued a whole window before the refusal: it ended before the waiter was refused.
         events.get().handedOver("item", waiterToken.get(), REFUSED_AT - WINDOW_MILLIS * 1000, WINDOW_MILLIS);
@@ -124,8 +130,7 @@ class HandOverTests {
         start(LockConfig.defaults().withWaitTime(Duration.ofSeconds(30)).withLeaseTime(Duration.ofMillis(600)));
         confirmationsHang = true;
         LockHandle held = holder.lock("item");
-        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
-        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+        Future<LockHandle> waiting = waiterRefusedOnce();
 
         events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, WINDOW_MILLIS);
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
@@ -138,8 +143,7 @@ class HandOverTests {
     void aWaiterStartsOnAFreshHandOverAndLosesItWhenTheStoreDoesNotConfirmIt() throws Exception {
         start();
         LockHandle held = holder.lock("item");
-        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
-        await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5)).until(() -> refusals.get() == 1);
+        Future<LockHandle> waiting = waiterRefusedOnce();
 
         // Issued after the refusal, but the holder still holds the lock: the confirmation is refused.
         events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, WINDOW_MILLIS);

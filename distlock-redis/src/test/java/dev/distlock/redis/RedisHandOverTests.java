@@ -65,16 +65,12 @@ class RedisHandOverTests {
 
     @Test
     void aWaiterHandedTheLockStartsBeforeItsConfirmationAnswers() throws Exception {
-        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("hand")));
-        GatedConfirmations gate = new GatedConfirmations();
-        StoreLockService waiter = subscribed(nodes.node(server, config, LockNodes.redisConfig("hand"), gate::wrap));
-        StringRedisTemplate redis = nodes.redis(server);
-        LockHandle held = holder.lock("item");
-        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("hand:{item}:waiters") == 1);
-
+        Scene scene = waiterQueuedBehindAHolder("hand", config, pool);
+        StringRedisTemplate redis = scene.redis();
+        GatedConfirmations gate = scene.gate();
+        LockHandle held = scene.held();
         held.unlock();
-        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
         assertThat(gate.sent.get()).as("no confirmation had been sent when the waiter started").isZero();
         assertThat(handed.fencingToken()).isGreaterThan(held.fencingToken());
         assertThat(redis.opsForValue().get("hand:{item}")).as("handed over, not yet confirmed")
@@ -88,49 +84,38 @@ class RedisHandOverTests {
         assertThat(redis.getExpire("hand:{item}", TimeUnit.MILLISECONDS)).as("the full lease")
                 .isGreaterThan(RedisLockStore.HANDOFF_WINDOW_MILLIS * 10);
         assertThat(handed.isHeld()).isTrue();
-        assertThat(holder.tryLock("item", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
+        assertThat(scene.holder().tryLock("item", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
         handed.unlock(); // released as the owner: a lost lease would throw here
         assertThat(redis.hasKey("hand:{item}")).isFalse();
     }
 
     @Test
     void aHandOverTheStoreDoesNotConfirmIsALostLease() throws Exception {
-        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("lost")));
-        GatedConfirmations gate = new GatedConfirmations();
-        StoreLockService waiter = subscribed(nodes.node(server, config, LockNodes.redisConfig("lost"), gate::wrap));
-        StringRedisTemplate redis = nodes.redis(server);
-        LockHandle held = holder.lock("item");
-        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("lost:{item}:waiters") == 1);
-
-        held.unlock();
-        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        Scene scene = waiterQueuedBehindAHolder("lost", config, pool);
+        StringRedisTemplate redis = scene.redis();
+        scene.held().unlock();
+        LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
         assertThat(handed.isHeld()).isTrue();
         // The hand-over ends before the confirmation is sent (as when it comes later than the window): the lock is
         // free, so the confirmation's attempt is granted, but with a new token, not the one the waiter started on.
         redis.delete("lost:{item}");
-        gate.open.countDown();
+        scene.gate().open.countDown();
 
         await().atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
         await("the late grant is undone").atMost(Duration.ofSeconds(5))
                 .until(() -> !redis.hasKey("lost:{item}"));
-        try (LockHandle next = holder.lock("item")) {
+        try (LockHandle next = scene.holder().lock("item")) {
             assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
         }
     }
 
     @Test
     void aWaiterThatReleasesBeforeItsConfirmationRanReleasesTheLock() throws Exception {
-        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("early")));
-        GatedConfirmations gate = new GatedConfirmations();
-        StoreLockService waiter = subscribed(nodes.node(server, config, LockNodes.redisConfig("early"), gate::wrap));
-        StringRedisTemplate redis = nodes.redis(server);
-        LockHandle held = holder.lock("item");
-        Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("early:{item}:waiters") == 1);
-
-        held.unlock();
-        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        Scene scene = waiterQueuedBehindAHolder("early", config, pool);
+        StringRedisTemplate redis = scene.redis();
+        GatedConfirmations gate = scene.gate();
+        scene.held().unlock();
+        LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
         handed.unlock(); // its confirmation is still held back: the release takes the hand-over by the owner token
         assertThat(gate.sent.get()).isZero();
         assertThat(redis.hasKey("early:{item}")).as("released, not left for the window to end").isFalse();
@@ -141,44 +126,38 @@ class RedisHandOverTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> gate.sent.get() == 1);
         await("the late confirmation's grant is undone").atMost(Duration.ofSeconds(5))
                 .until(() -> !redis.hasKey("early:{item}"));
-        try (LockHandle next = holder.lock("item", LockOptions.defaults().withWaitTime(Duration.ofSeconds(1)))) {
+        try (LockHandle next = scene.holder().lock("item", LockOptions.defaults().withWaitTime(Duration.ofSeconds(1)))) {
             assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
         }
     }
 
     @Test
     void aHandOverPassedToAnotherLocalThreadBeforeItsConfirmationGetsTheFullLeaseWithIt() throws Exception {
-        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig("local")));
-        GatedConfirmations gate = new GatedConfirmations();
         // A streak may last long enough for this test's steps.
-        StoreLockService waiter = subscribed(nodes.node(server, config.withLocalHandOff(100, Duration.ofSeconds(30)),
-                LockNodes.redisConfig("local"), gate::wrap));
-        StringRedisTemplate redis = nodes.redis(server);
-        ExecutorService threads = Executors.newFixedThreadPool(2);
+        Scene scene = waiterQueuedBehindAHolder("local", config.withLocalHandOff(100, Duration.ofSeconds(30)), pool);
+        StringRedisTemplate redis = scene.redis();
+        ExecutorService threads = Executors.newSingleThreadExecutor();
         try {
-            LockHandle held = holder.lock("item");
-            Future<LockHandle> first = threads.submit(() -> waiter.lock("item"));
-            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("local:{item}:waiters") == 1);
             AtomicReference<Thread> second = new AtomicReference<>();
             Future<LockHandle> next = threads.submit(() -> {
                 second.set(Thread.currentThread());
-                return waiter.lock("item");
+                return scene.waiter().lock("item");
             });
             await("the second thread queues behind the first, in this JVM").atMost(Duration.ofSeconds(5))
                     .until(() -> second.get() != null && String.valueOf(LockSupport.getBlocker(second.get()))
                             .contains("Semaphore"));
 
-            held.unlock();
-            LockHandle handed = first.get(5, TimeUnit.SECONDS);
+            scene.held().unlock();
+            LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
             handed.unlock(); // before the confirmation was sent: the lease goes to the queued thread
             LockHandle passedOn = next.get(5, TimeUnit.SECONDS);
-            assertThat(gate.sent.get()).isZero();
+            assertThat(scene.gate().sent.get()).isZero();
             assertThat(passedOn.fencingToken()).as("a local hand-off's next token")
                     .isEqualTo(handed.fencingToken() + 1);
 
-            gate.open.countDown();
+            scene.gate().open.countDown();
             await().atMost(Duration.ofSeconds(5)).until(() -> !redis.opsForValue().get("local:{item}").startsWith("="));
-            assertThat(waiter.heldLocks()).singleElement().satisfies(info -> assertThat(info.leaseRemaining())
+            assertThat(scene.waiter().heldLocks()).singleElement().satisfies(info -> assertThat(info.leaseRemaining())
                     .as("the full lease, from the confirmation").isGreaterThan(Duration.ofSeconds(5)));
             assertThat(passedOn.isHeld()).isTrue();
             passedOn.unlock();
@@ -187,6 +166,26 @@ class RedisHandOverTests {
         finally {
             threads.shutdownNow();
         }
+    }
+
+    /**
+     * A holder node holding "item" and a waiter node, whose confirmations wait at the gate, queued behind it in
+     * Redis (one thread of {@code threads} waits).
+     */
+    private Scene waiterQueuedBehindAHolder(String prefix, LockConfig waiterConfig, ExecutorService threads) {
+        StoreLockService holder = subscribed(nodes.node(server, config, LockNodes.redisConfig(prefix)));
+        GatedConfirmations gate = new GatedConfirmations();
+        StoreLockService waiter = subscribed(nodes.node(server, waiterConfig, LockNodes.redisConfig(prefix),
+                gate::wrap));
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = threads.submit(() -> waiter.lock("item"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size(prefix + ":{item}:waiters") == 1);
+        return new Scene(holder, waiter, gate, redis, held, waiting);
+    }
+
+    private record Scene(StoreLockService holder, StoreLockService waiter, GatedConfirmations gate,
+            StringRedisTemplate redis, LockHandle held, Future<LockHandle> waiting) {
     }
 
     private StoreLockService subscribed(StoreLockService node) {
