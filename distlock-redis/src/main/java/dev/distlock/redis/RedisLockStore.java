@@ -30,8 +30,9 @@ import org.springframework.util.ClassUtils;
  * step; a refused caller that will wait is queued in arrival order. A release is one owner-checked {@code EVALSHA}
  * of {@code release.lua}; when someone waits it hands the lock to the longest-waiting one with that waiter's fencing
  * token, for {@value #HANDOFF_WINDOW_MILLIS} ms, and publishes that on the release channel ({@link ReleaseSubscriber}):
- * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is the same script undoing whatever the request holds
- * or registered, and a force release the same script without the owner check.</li>
+ * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is
+ * the same script undoing whatever the request holds or registered, and a force release the same script without the
+ * owner check.</li>
  * <li>Permits ({@link #supportsPermits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
  * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
  * freed permit for the longest waiter as it does a lock. A request with another number of permits than the holders'

@@ -142,7 +142,7 @@ final class ReleaseSubscriber implements AutoCloseable {
      * without the token from a permit's release (and from an older version's): read from the end, since owner tokens
      * and fencing tokens never contain a newline and a name may.
      */
-    void dispatch(String body, StoreEvents events) {
+    private void dispatch(String body, StoreEvents events) {
         int last = body.lastIndexOf('\n');
         if (last <= 0) {
             return;
@@ -164,7 +164,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    /** A fencing token: 1 to 18 decimal digits (an owner token is 22 base64url characters, practically never all digits). */
+    /** A fencing token: 1 to 18 decimal digits (an owner token has 22 characters). */
     private static boolean isDigits(String text) {
         if (text.isEmpty() || text.length() > 18) {
             return false;

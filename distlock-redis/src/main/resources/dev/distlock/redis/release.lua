@@ -50,11 +50,11 @@ local function hand_off(fence)
     end
     redis.call('ZREM', KEYS[2], next)
     local now = redis.call('TIME')
-    local token = string.format('%.0f', math.max(tonumber(fence) + 1,
+    local next_fence = string.format('%.0f', math.max(tonumber(fence) + 1,
         tonumber(now[1]) * 1000000 + tonumber(now[2])))
     -- Publish before writing: a user without the channel permission fails here, with nothing changed.
-    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. token)
-    redis.call('SET', KEYS[1], '=' .. next .. ':' .. token, 'PX', ARGV[4])
+    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. next_fence)
+    redis.call('SET', KEYS[1], '=' .. next .. ':' .. next_fence, 'PX', ARGV[4])
 end
 
 local function release_shared()
