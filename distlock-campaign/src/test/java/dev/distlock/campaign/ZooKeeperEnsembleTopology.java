@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
+import dev.distlock.test.FreePorts;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
@@ -28,8 +29,11 @@ final class ZooKeeperEnsembleTopology implements CampaignTopology {
     private final Links links;
 
     ZooKeeperEnsembleTopology() {
+        // Distinct ports chosen at once: Curator's own choice, one port at a time, can repeat one.
+        int[] free = FreePorts.distinct(9);
         for (int id = 1; id <= 3; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 300, -1));
+            int at = 3 * (id - 1);
+            specs.add(new InstanceSpec(null, free[at], free[at + 1], free[at + 2], true, id, 300, -1));
         }
         cluster = new TestingCluster(specs.toArray(new InstanceSpec[0]));
         try {
