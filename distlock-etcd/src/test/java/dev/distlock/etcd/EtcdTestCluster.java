@@ -3,7 +3,6 @@ package dev.distlock.etcd;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,6 +19,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import dev.distlock.test.FreePorts;
 import io.etcd.jetcd.Client;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
@@ -109,14 +109,22 @@ public final class EtcdTestCluster implements AutoCloseable {
             Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : null;
             Path directory = base != null ? Files.createTempDirectory(base, "distlock-etcd")
                     : Files.createTempDirectory("distlock-etcd");
+            // Client and peer ports chosen at once, so that no two are the same (FreePorts).
+            int[] ports = FreePorts.distinct(2 * size);
             List<Member> members = IntStream.range(0, size)
-                    .mapToObj(i -> new Member("m" + i, freePort(), freePort())).toList();
+                    .mapToObj(i -> new Member("m" + i, ports[2 * i], ports[2 * i + 1])).toList();
             EtcdTestCluster cluster = new EtcdTestCluster(binary.get(), directory, members);
-            for (int i = 0; i < size; i++) {
-                cluster.launch(i);
+            try {
+                for (int i = 0; i < size; i++) {
+                    cluster.launch(i);
+                }
+                for (int i = 0; i < size; i++) {
+                    cluster.awaitHealthy(i);
+                }
             }
-            for (int i = 0; i < size; i++) {
-                cluster.awaitHealthy(i);
+            catch (RuntimeException ex) {
+                cluster.close(); // a member that did not come up must not leave the others running
+                throw ex;
             }
             return cluster;
         }
@@ -311,15 +319,6 @@ public final class EtcdTestCluster implements AutoCloseable {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
         }
     }
 
