@@ -192,7 +192,20 @@ final class Campaign implements Leadership {
             log.debug("Release of the leadership lease of '{}' failed; it will expire", group, ex);
         }
         if (yielded) {
-            LockSupport.parkNanos(this, YIELD_PAUSE.toNanos()); // a close unparks it
+            pauseAfterYield();
+        }
+    }
+
+    /**
+     * Pauses the whole {@link #YIELD_PAUSE}, or until a close: a park can return early, e.g. on a wake-up left over
+     * from the yield itself (it arrived as the leading loop woke on its own), and a candidate that re-campaigned at
+     * once would win again on a store whose waiters poll.
+     */
+    private void pauseAfterYield() {
+        long until = System.nanoTime() + YIELD_PAUSE.toNanos();
+        for (long left = YIELD_PAUSE.toNanos(); left > 0 && !closed && !Thread.currentThread().isInterrupted();
+                left = until - System.nanoTime()) {
+            LockSupport.parkNanos(this, left); // a close unparks it
         }
     }
 
