@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -19,12 +18,10 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class HeldLeases {
 
-    private final Set<LeaseHandle> held = ConcurrentHashMap.newKeySet();
-
     /**
-     * The held lease of each owner token, for the loss reports of session-bound stores: one per lease on a session
-     * loss, so a scan each would be quadratic. A lease handed to the next local thread keeps its owner token; the
-     * newer handle replaces the older one here, and the older one's removal leaves it.
+     * The held leases by owner token: one map for the listing and for the loss reports of session-bound stores (one
+     * per lease on a session loss, so a scan each would be quadratic). A lease handed to the next local thread keeps
+     * its owner token: the newer handle replaces the older one here, and the older one's removal leaves it.
      */
     private final ConcurrentHashMap<String, LeaseHandle> byOwner = new ConcurrentHashMap<>();
 
@@ -37,13 +34,11 @@ final class HeldLeases {
     private final AtomicInteger acquiring = new AtomicInteger();
 
     void add(LeaseHandle handle) {
-        held.add(handle);
         byOwner.put(handle.request().ownerToken(), handle);
     }
 
     void remove(LeaseHandle handle) {
-        byOwner.remove(handle.request().ownerToken(), handle);
-        if (held.remove(handle) && isIdle()) {
+        if (byOwner.remove(handle.request().ownerToken(), handle) && isIdle()) {
             wakeIdleWaiters();
         }
     }
@@ -60,7 +55,7 @@ final class HeldLeases {
     }
 
     private boolean isIdle() {
-        return held.isEmpty() && acquiring.get() == 0;
+        return byOwner.isEmpty() && acquiring.get() == 0;
     }
 
     private void wakeIdleWaiters() {
@@ -79,14 +74,14 @@ final class HeldLeases {
     }
 
     List<LeaseHandle> snapshot() {
-        return List.copyOf(held);
+        return List.copyOf(byOwner.values());
     }
 
     /** @return the locks whose lease can still be counted on, oldest first */
     List<HeldLockInfo> info() {
         long now = System.nanoTime();
         List<HeldLockInfo> result = new ArrayList<>();
-        for (LeaseHandle handle : held) {
+        for (LeaseHandle handle : byOwner.values()) {
             if (handle.isLockHeld()) {
                 result.add(handle.info(now));
             }

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import dev.distlock.spi.LockRequest;
 
@@ -25,12 +26,31 @@ final class LockKeys {
 
     final byte[] permits;
 
+    private static final byte[] WAITERS = ascii(":waiters");
+
+    private static final byte[] READERS = ascii(":readers");
+
+    private static final byte[] WRITER = ascii(":writer");
+
+    private static final byte[] PERMITS = ascii(":permits");
+
+    /** The name is encoded once and each key is the lock key plus its suffix (every acquire and release builds them). */
     private LockKeys(String base) {
         this.lock = base.getBytes(StandardCharsets.UTF_8);
-        this.waiters = (base + ":waiters").getBytes(StandardCharsets.UTF_8);
-        this.readers = (base + ":readers").getBytes(StandardCharsets.UTF_8);
-        this.writer = (base + ":writer").getBytes(StandardCharsets.UTF_8);
-        this.permits = (base + ":permits").getBytes(StandardCharsets.UTF_8);
+        this.waiters = suffixed(lock, WAITERS);
+        this.readers = suffixed(lock, READERS);
+        this.writer = suffixed(lock, WRITER);
+        this.permits = suffixed(lock, PERMITS);
+    }
+
+    private static byte[] suffixed(byte[] key, byte[] suffix) {
+        byte[] suffixed = Arrays.copyOf(key, key.length + suffix.length);
+        System.arraycopy(suffix, 0, suffixed, key.length, suffix.length);
+        return suffixed;
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     static LockKeys of(String prefix, String name) {

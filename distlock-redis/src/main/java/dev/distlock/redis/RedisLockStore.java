@@ -3,8 +3,11 @@ package dev.distlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
@@ -15,6 +18,7 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,15 +155,23 @@ public class RedisLockStore implements LockStore {
         byte[][] args = request.permitted()
                 ? new byte[][] { owner, lease, wait, attempt, mode, LuaScript.arg(request.permits()) }
                 : new byte[][] { owner, lease, wait, attempt, mode };
-        CompletableFuture<Attempt> answer = !acknowledging
-                ? acquires.eval(LuaScript.ACQUIRE, keys.of(request), args).thenApply(RedisLockStore::attempt)
-                : acquires.node(keys.lock).thenCompose(node -> node.onlineReplicas()
-                        .thenCompose(online -> attemptAcknowledged(request, node, keys, args,
-                                config.minReplicas().required(online))));
-        return answer.exceptionallyCompose(error -> {
-            int heldWith = RedisErrors.permitsHeldWith(error);
-            return CompletableFuture.failedFuture(heldWith > 0 ? request.permitsMismatch(heldWith) : error);
-        });
+        if (!acknowledging) {
+            return acquires.eval(LuaScript.ACQUIRE, keys.of(request), args)
+                    .handle((reply, error) -> attempt(request, reply, error));
+        }
+        return composeNow(acquires.node(keys.lock), node -> composeNow(node.onlineReplicas(),
+                online -> attemptAcknowledged(request, node, keys, args, config.minReplicas().required(online))));
+    }
+
+    /**
+     * {@code thenCompose}, applied at once when the stage is already complete, as the master's node and its replica
+     * count nearly always are: each stage an acquire passes through costs its thread hop or relay on the reply's way
+     * back (issue 22, step 3).
+     */
+    private static <T, R> CompletableFuture<R> composeNow(CompletableFuture<T> stage,
+            Function<T, CompletableFuture<R>> next) {
+        return stage.isDone() && !stage.isCompletedExceptionally() ? next.apply(stage.join())
+                : stage.thenCompose(next);
     }
 
     /** Permit holders live in the readers key, their tokens in the permits key (see {@code acquire.lua}). */
@@ -177,7 +189,7 @@ public class RedisLockStore implements LockStore {
     private CompletableFuture<Attempt> attemptAcknowledged(LockRequest request, RedisNode node, LockKeys keys,
             byte[][] args, int required) {
         CompletableFuture<Attempt> reply = node.eval(LuaScript.ACQUIRE, keys.of(request), args)
-                .thenApply(RedisLockStore::attempt);
+                .handle((value, error) -> attempt(request, value, error));
         if (required == 0) {
             return reply;
         }
@@ -194,11 +206,24 @@ public class RedisLockStore implements LockStore {
     }
 
     /**
+     * The answer to an acquire, in one stage on the reply's way back.
+     *
+     * @param request the request
+     * @param reply the script's reply, when it came
+     * @param error why it did not
      * @return the attempt the acquire script answered: the fencing token, or minus (the server clock in ms times
      *         {@value #REFUSAL_RADIX} plus the milliseconds to wait)
+     * @throws dev.distlock.LockException when the name is held with another number of permits
      */
-    private static Attempt attempt(Object reply) {
-        long value = (Long) reply;
+    private static Attempt attempt(LockRequest request, @Nullable Object reply, @Nullable Throwable error) {
+        if (error != null) {
+            int heldWith = RedisErrors.permitsHeldWith(error);
+            if (heldWith > 0) {
+                throw request.permitsMismatch(heldWith);
+            }
+            throw error instanceof CompletionException completion ? completion : new CompletionException(error);
+        }
+        long value = (Long) Objects.requireNonNull(reply, "acquire.lua answers an integer");
         if (value > 0) {
             return Attempt.acquired(value);
         }
