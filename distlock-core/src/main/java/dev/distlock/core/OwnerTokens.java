@@ -4,8 +4,6 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Unguessable owner tokens: 128 random bits per acquisition, base64url without padding (22 characters of
@@ -23,31 +21,19 @@ final class OwnerTokens {
     static final int STRIPES = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors()) * 2 - 1)
             << 1;
 
-    private static final int TOKEN_BYTES = 16;
-
-    /**
-     * Tokens drawn from a generator at once. A DRBG call costs its state update and locking whatever it returns
-     * (about four SHA-256 blocks for 16 bytes, 19 for 1 KiB): drawing 16 bytes per acquisition was a tenth of the
-     * uncontended lock path's own CPU (issue 22, step 3). Drawn tokens are as unguessable as ever: each is fresh
-     * output of the generator, used once, and the unused ones never leave this class.
-     */
-    static final int BATCH = 64;
-
     /** Generators made so far; for tests. */
     private static final AtomicInteger generators = new AtomicInteger();
 
-    /** Draws from the generators so far; for tests. */
-    private static final AtomicLong draws = new AtomicLong();
-
-    private static final Stripe[] STRIPE = newStripes();
+    private static final SecureRandom[] RANDOM = newRandoms();
 
     private OwnerTokens() {
     }
 
     static String next() {
+        byte[] random = new byte[16];
         long id = Thread.currentThread().getId();
-        return Base64.getUrlEncoder().withoutPadding()
-                .encodeToString(STRIPE[(int) (id ^ (id >>> 32)) & (STRIPES - 1)].next());
+        RANDOM[(int) (id ^ (id >>> 32)) & (STRIPES - 1)].nextBytes(random);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     }
 
     /** @return the number of generators made; stays at {@link #STRIPES} (for tests) */
@@ -55,17 +41,12 @@ final class OwnerTokens {
         return generators.get();
     }
 
-    /** @return the number of times a generator was asked for random bytes (for tests) */
-    static long draws() {
-        return draws.get();
-    }
-
-    private static Stripe[] newStripes() {
-        Stripe[] stripes = new Stripe[STRIPES];
+    private static SecureRandom[] newRandoms() {
+        SecureRandom[] randoms = new SecureRandom[STRIPES];
         for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new Stripe(newRandom());
+            randoms[i] = newRandom();
         }
-        return stripes;
+        return randoms;
     }
 
     private static SecureRandom newRandom() {
@@ -75,40 +56,6 @@ final class OwnerTokens {
         }
         catch (NoSuchAlgorithmException ex) {
             return new SecureRandom();
-        }
-    }
-
-    /** One generator and the tokens drawn from it but not handed out yet; a lock, so virtual threads never pin. */
-    private static final class Stripe {
-
-        private final SecureRandom random;
-
-        private final ReentrantLock lock = new ReentrantLock();
-
-        private final byte[] drawn = new byte[BATCH * TOKEN_BYTES];
-
-        private int next = drawn.length;
-
-        Stripe(SecureRandom random) {
-            this.random = random;
-        }
-
-        byte[] next() {
-            byte[] token = new byte[TOKEN_BYTES];
-            lock.lock();
-            try {
-                if (next == drawn.length) {
-                    random.nextBytes(drawn);
-                    draws.incrementAndGet();
-                    next = 0;
-                }
-                System.arraycopy(drawn, next, token, 0, TOKEN_BYTES);
-                next += TOKEN_BYTES;
-            }
-            finally {
-                lock.unlock();
-            }
-            return token;
         }
     }
 }
