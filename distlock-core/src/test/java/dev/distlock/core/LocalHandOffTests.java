@@ -59,11 +59,14 @@ class LocalHandOffTests {
 
     /**
      * Four threads take the lock in turn until {@code grants} are reached; checks under the lock that nobody else
-     * holds it and that every token is above the one before.
+     * holds it and that every token is above the one before. A holder works until another thread has asked for the
+     * lock (or no grant is left to ask for), then a little more, so that a local hand-off has a thread to go to
+     * however the four threads are scheduled on few cores.
      */
     private void hammer(StoreLockService node, LockOptions options, int grants) throws Exception {
         AtomicInteger remaining = new AtomicInteger(grants);
         AtomicInteger inside = new AtomicInteger();
+        AtomicInteger asking = new AtomicInteger(); // threads between calling lock() and getting the lock
         List<Long> tokens = new ArrayList<>(); // appended under the lock only
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
@@ -71,10 +74,16 @@ class LocalHandOffTests {
             for (int t = 0; t < 4; t++) {
                 workers.add(pool.submit(() -> {
                     while (remaining.getAndDecrement() > 0) {
+                        asking.incrementAndGet();
                         try (LockHandle handle = node.lock("hot", options)) {
+                            asking.decrementAndGet();
                             assertThat(inside.incrementAndGet()).as("holders at once").isEqualTo(1);
                             tokens.add(handle.fencingToken());
-                            spin(50_000); // a little work, so that the other threads queue behind it
+                            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                            while (asking.get() == 0 && remaining.get() > 0 && System.nanoTime() - giveUp < 0) {
+                                Thread.onSpinWait();
+                            }
+                            spin(50_000); // the thread that asked gets into the local queue meanwhile
                             inside.decrementAndGet();
                         }
                     }

@@ -166,12 +166,20 @@ public class RedisLockStore implements LockStore {
     /**
      * {@code thenCompose}, applied at once when the stage is already complete, as the master's node and its replica
      * count nearly always are: each stage an acquire passes through costs its thread hop or relay on the reply's way
-     * back (issue 22, step 3).
+     * back (issue 22, step 3). Like {@code thenCompose}, a failure of {@code next} is the answer, never thrown: the
+     * engine turns failed answers into {@code LockUnavailableException}.
      */
     private static <T, R> CompletableFuture<R> composeNow(CompletableFuture<T> stage,
             Function<T, CompletableFuture<R>> next) {
-        return stage.isDone() && !stage.isCompletedExceptionally() ? next.apply(stage.join())
-                : stage.thenCompose(next);
+        if (!stage.isDone() || stage.isCompletedExceptionally()) {
+            return stage.thenCompose(next);
+        }
+        try {
+            return next.apply(stage.join());
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /** Permit holders live in the readers key, their tokens in the permits key (see {@code acquire.lua}). */
