@@ -64,7 +64,7 @@ final class StoreCalls {
      *         take is undone after it
      */
     Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        CompletionStage<Attempt> stage = store.attempt(request, remainingWaitMillis, retry);
+        CompletableFuture<Attempt> stage = send(request, remainingWaitMillis, retry);
         try {
             return await(stage, attemptTimeoutNanos, "acquire lock '" + request.name() + "'");
         }
@@ -86,14 +86,7 @@ final class StoreCalls {
      *         hand-over had ended: someone may have held the lock since)
      */
     CompletableFuture<Boolean> confirm(LockRequest request, long fencingToken) {
-        CompletableFuture<Attempt> sent;
-        try {
-            sent = store.attempt(request, 0, true).toCompletableFuture();
-        }
-        catch (RuntimeException ex) {
-            sent = CompletableFuture.failedFuture(ex);
-        }
-        return sent.handle((attempt, error) -> {
+        return send(request, 0, true).handle((attempt, error) -> {
             if (error == null && attempt.isAcquired() && attempt.fencingToken() == fencingToken) {
                 return true;
             }
@@ -102,6 +95,19 @@ final class StoreCalls {
             cancel(request);
             return false;
         });
+    }
+
+    /**
+     * Sends an attempt. A store that throws instead of answering (a closed client, a bug) answers with that failure,
+     * so that the caller gets what a failed answer gives, a {@code LockUnavailableException} naming the store.
+     */
+    private CompletableFuture<Attempt> send(LockRequest request, long remainingWaitMillis, boolean retry) {
+        try {
+            return store.attempt(request, remainingWaitMillis, retry).toCompletableFuture();
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /** Undoes whatever the request holds or registered; never throws. */
