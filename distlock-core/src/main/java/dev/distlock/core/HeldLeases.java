@@ -20,10 +20,10 @@ final class HeldLeases {
 
     /**
      * The held leases by owner token: one map for the listing and for the loss reports of session-bound stores (one
-     * per lease on a session loss, so a scan each would be quadratic). A lease handed to the next local thread keeps
-     * its owner token: the newer handle replaces the older one here, and the older one's removal leaves it.
+     * per lease on a session loss, so a scan each would be quadratic). A lease stays here while local hand-offs pass
+     * it from thread to thread.
      */
-    private final ConcurrentHashMap<String, LeaseHandle> byOwner = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, StoreLease> byOwner = new ConcurrentHashMap<>();
 
     /** Guards the wait for idleness; a lock and condition, not a monitor, so a virtual thread waiting never pins. */
     private final ReentrantLock idleLock = new ReentrantLock();
@@ -33,12 +33,12 @@ final class HeldLeases {
     /** Acquisitions between their start and their end (a lease added here, or a failure). */
     private final AtomicInteger acquiring = new AtomicInteger();
 
-    void add(LeaseHandle handle) {
-        byOwner.put(handle.request().ownerToken(), handle);
+    void add(StoreLease lease) {
+        byOwner.put(lease.ownerToken(), lease);
     }
 
-    void remove(LeaseHandle handle) {
-        if (byOwner.remove(handle.request().ownerToken(), handle) && isIdle()) {
+    void remove(StoreLease lease) {
+        if (byOwner.remove(lease.ownerToken(), lease) && isIdle()) {
             wakeIdleWaiters();
         }
     }
@@ -69,11 +69,11 @@ final class HeldLeases {
     }
 
     /** @return the held lease of that owner token, if any */
-    Optional<LeaseHandle> byOwner(String ownerToken) {
+    Optional<StoreLease> byOwner(String ownerToken) {
         return Optional.ofNullable(byOwner.get(ownerToken));
     }
 
-    List<LeaseHandle> snapshot() {
+    List<StoreLease> snapshot() {
         return List.copyOf(byOwner.values());
     }
 
@@ -81,9 +81,10 @@ final class HeldLeases {
     List<HeldLockInfo> info() {
         long now = System.nanoTime();
         List<HeldLockInfo> result = new ArrayList<>();
-        for (LeaseHandle handle : byOwner.values()) {
-            if (handle.isLockHeld()) {
-                result.add(handle.info(now));
+        for (StoreLease lease : byOwner.values()) {
+            LeaseHandle holder = lease.holder();
+            if (holder != null && holder.isLockHeld()) {
+                result.add(holder.info(now));
             }
         }
         result.sort(Comparator.comparing(HeldLockInfo::acquiredAt));

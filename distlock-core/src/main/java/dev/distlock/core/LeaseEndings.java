@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
+import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockUnavailableException;
@@ -12,9 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The three ways a lease ends — released by its holder, found lost, or a fixed lease running out — each run once
- * per lease: the local queue is freed, the held-lock registry and the listeners are told, and the caller sees what
- * {@code distlock.on-lease-lost} says.
+ * The one path by which a {@link StoreLease} ends, whichever way — released by its holder (to the store or to the
+ * next local thread), found lost, a fixed lease running out, or left by a local hand-off that nobody took. The
+ * lease's compare-and-set ({@link StoreLease#end}) lets each end happen once; what follows is always done in one
+ * order: stop renewing and the lease's timers, leave the held registry and the local queue, release or hand on,
+ * tell the listener, report a loss. Nothing here that decides a lease's state waits on the store: only the
+ * holder's own unlock waits for the store's answer to its release (to return after the store confirmed it);
+ * releases the engine's timers start are sent and answered asynchronously.
  */
 final class LeaseEndings {
 
@@ -28,56 +31,73 @@ final class LeaseEndings {
 
     private final HeldLeases held;
 
-    private final Consumer<LeaseHandle> stopRenewing;
+    private final LeaseScheduler scheduler;
 
     private final LocalHandOff handOff;
 
-    /** Schedules a release for when a handle's hold-at-least time is over. */
-    private final BiConsumer<LeaseHandle, Long> releaseLater;
-
     LeaseEndings(StoreCalls store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
-            Consumer<LeaseHandle> stopRenewing, LocalHandOff handOff, BiConsumer<LeaseHandle, Long> releaseLater) {
+            LeaseScheduler scheduler, LocalHandOff handOff) {
         this.store = store;
         this.onLeaseLost = onLeaseLost;
         this.listener = listener;
         this.held = held;
-        this.stopRenewing = stopRenewing;
+        this.scheduler = scheduler;
         this.handOff = handOff;
-        this.releaseLater = releaseLater;
     }
 
     /**
-     * Releases the lock in the store; called once, when the last hold of the handle is released, and once more
-     * when an unlock within the hold-at-least time left it held.
+     * The holder's last hold was released: release the lock in the store (waiting for its answer) or to the next
+     * local thread; or, within the hold-at-least time, later.
+     *
+     * @throws LeaseLostException when the lease had been lost and {@code distlock.on-lease-lost=throw}
      */
     void release(LeaseHandle handle) {
-        // A hand-over the store has yet to confirm is released without waiting for the answer: to the store (which
-        // releases it by its waiter's token too), or to a local thread, which takes its confirmation over.
-        if (handle.unconfirmed()) {
-            leaseLost(handle); // told here too: the confirmation's own callback may not have run yet
+        release(handle, true);
+    }
+
+    /**
+     * @param byHolder true for the holder's own unlock, which waits for the store's answer; false for a release the
+     *        engine's scheduler runs (hold at least), which does not
+     */
+    private void release(LeaseHandle handle, boolean byHolder) {
+        StoreLease lease = handle.lease();
+        long now = System.nanoTime();
+        if (lease.unconfirmed() || (lease.awaitingConfirmation() && lease.pastDeadline(now))) {
+            lost(lease); // a store hand-over not confirmed by its end is a lost lease (F2)
         }
-        long holdLeft = handle.takeHoldLeftNanos(System.nanoTime());
+        long holdLeft = handle.takeHoldLeftNanos(now);
         if (holdLeft > 0 && handle.isLockHeld()) {
             holdAfterUnlock(handle, holdLeft);
             return;
         }
-        LeaseHandle.State previous = handle.markReleased();
-        if (previous == LeaseHandle.State.RELEASED) {
+        if (!handle.markReleased()) {
             return;
         }
-        stopRenewing.accept(handle);
-        if (previous == LeaseHandle.State.HELD && handOff.offer(handle)) {
-            // The next thread of this JVM takes the lease over: the hold ends here, the store lease goes on.
+        if (handOff.offer(handle)) {
+            // The next thread of this JVM takes the lease over: this hold ends, the lease goes on (renewed as ever).
             handle.releaseLocal();
-            held.remove(handle);
             log.debug("Lock '{}' (fencing token {}) handed to the next local thread", handle.name(),
                     handle.fencingToken());
             listener.released(handle, ReleaseResult.RELEASED);
             return;
         }
+        StoreLease.State before = lease.end(StoreLease.Phase.RELEASED);
+        if (before == null) {
+            handle.releaseLocal(); // released already (at shutdown, or by a local hand-off nobody took)
+            return;
+        }
+        stopWatching(lease);
+        if (!byHolder) {
+            store.releaseLater(lease).thenAccept(result -> {
+                held.remove(lease);
+                handle.releaseLocal();
+                released(handle, before, result);
+            });
+            return;
+        }
         ReleaseResult result;
         try {
-            result = store.release(handle);
+            result = store.release(lease);
         }
         catch (LockUnavailableException ex) {
             result = ReleaseResult.ERROR;
@@ -85,10 +105,18 @@ final class LeaseEndings {
                     handle.name(), handle.fencingToken(), ex.getMessage());
         }
         finally {
+            held.remove(lease);
             handle.releaseLocal();
-            held.remove(handle);
         }
-        if (result == ReleaseResult.EXPIRED && previous != LeaseHandle.State.LOST) {
+        released(handle, before, result);
+        if (before.phase() == StoreLease.Phase.LOST && onLeaseLost == OnLeaseLost.THROW) {
+            throw new LeaseLostException("The lease of lock '" + handle.name() + "' (fencing token "
+                    + handle.fencingToken() + ") was lost while it was held; mutual exclusion was not guaranteed");
+        }
+    }
+
+    private void released(LeaseHandle handle, StoreLease.State before, ReleaseResult result) {
+        if (result == ReleaseResult.EXPIRED && before.phase() != StoreLease.Phase.LOST) {
             log.warn("Lock '{}' (fencing token {}) was released after its lease had expired: another holder may "
                     + "have run concurrently; use a longer lease or the watchdog", handle.name(),
                     handle.fencingToken());
@@ -98,10 +126,6 @@ final class LeaseEndings {
                     result.tag());
         }
         listener.released(handle, result);
-        if (previous == LeaseHandle.State.LOST && onLeaseLost == OnLeaseLost.THROW) {
-            throw new LeaseLostException("The lease of lock '" + handle.name() + "' (fencing token "
-                    + handle.fencingToken() + ") was lost while it was held; mutual exclusion was not guaranteed");
-        }
     }
 
     /**
@@ -111,57 +135,79 @@ final class LeaseEndings {
      * earlier than the hold simply runs out.
      */
     private void holdAfterUnlock(LeaseHandle handle, long holdLeftNanos) {
-        stopRenewing.accept(handle);
-        held.remove(handle);
+        StoreLease lease = handle.lease();
+        scheduler.stopRenewing(lease);
+        held.remove(lease);
         log.debug("Lock '{}' (fencing token {}) unlocked; held {} ms more (hold at least)", handle.name(),
                 handle.fencingToken(), holdLeftNanos / 1_000_000);
-        boolean fixedLeaseEndsFirst = !handle.request().watchdog()
-                && handle.leaseDeadlineNanos() - (System.nanoTime() + holdLeftNanos) <= 0;
+        boolean fixedLeaseEndsFirst = !lease.request().watchdog()
+                && lease.deadlineNanos() - (System.nanoTime() + holdLeftNanos) <= 0;
         if (!fixedLeaseEndsFirst) {
-            releaseLater.accept(handle, holdLeftNanos);
+            scheduler.runLater(() -> release(handle, false), holdLeftNanos);
         }
     }
 
-    /** The lease was found lost: the handle is no longer held and the next local waiter may go. */
-    void leaseLost(LeaseHandle handle) {
-        if (handle.markLost()) {
-            stopRenewing.accept(handle);
-            handle.releaseLocal();
-            held.remove(handle);
-            log.warn("Lease of lock '{}' (fencing token {}) lost while held; another node may take it now",
-                    handle.name(), handle.fencingToken());
-            listener.leaseLost(handle);
-            handle.lossFound();
+    /**
+     * The lease was found lost (by a renewal, the deadline guard, the store, a refused confirmation or a force
+     * release): whichever thread holds it now is told. One that a local hand-off is passing on is taken by nobody.
+     */
+    void lost(StoreLease lease) {
+        StoreLease.State before = lease.end(StoreLease.Phase.LOST);
+        if (before == null) {
+            return;
         }
+        stopWatching(lease);
+        LeaseHandle holder = before.holder();
+        if (holder == null) {
+            log.debug("Lease of lock '{}' lost while passed to the next local thread", lease.name());
+            return; // the next thread finds it lost and asks the store; the lease goes back when it leaves the queue
+        }
+        held.remove(lease);
+        holder.releaseLocal();
+        log.warn("Lease of lock '{}' (fencing token {}) lost while held; another node may take it now",
+                holder.name(), holder.fencingToken());
+        listener.leaseLost(holder);
+        holder.lossFound();
     }
 
     /**
      * A fixed lease ran out before unlock: free the local queue and tell the listeners (a lock taken "for at least
-     * this long" is often never unlocked); an unlock later still reports the expiry.
+     * this long" is often never unlocked); an unlock later still reports the expiry. A lease that does not end in
+     * the store by itself is released there, without waiting for the answer.
      */
-    void expired(LeaseHandle handle) {
-        if (handle.markExpired()) {
-            handle.releaseLocal();
-            held.remove(handle);
-            listener.expired(handle);
-            if (!store.store().leasesExpire()) {
-                releaseToStore(handle); // a session-bound lease does not end by itself
-            }
+    void expired(StoreLease lease) {
+        StoreLease.State before = lease.end(StoreLease.Phase.EXPIRED);
+        if (before == null) {
+            return;
+        }
+        stopWatching(lease);
+        held.remove(lease);
+        LeaseHandle holder = before.holder();
+        if (holder != null) {
+            holder.releaseLocal();
+            listener.expired(holder);
+        }
+        if (!store.store().leasesExpire()) {
+            store.releaseLater(lease);
         }
     }
 
     /**
-     * Releases a lease in the store without telling anyone: a session-bound lease that ran out, or one a local
-     * hand-off left and nobody took (or could use).
+     * A lease that a local hand-off left and nobody took (or could use) goes back to the store, without waiting for
+     * the answer and without telling anyone (its last holder's release was told already).
+     *
+     * @return completes, never exceptionally, with the store's answer (or at once when the lease ended already)
      */
-    void releaseToStore(LeaseHandle handle) {
-        try {
-            store.release(handle);
+    CompletableFuture<ReleaseResult> returnToStore(StoreLease lease) {
+        if (lease.end(StoreLease.Phase.RELEASED) == null) {
+            return CompletableFuture.completedFuture(ReleaseResult.RELEASED);
         }
-        catch (RuntimeException ex) {
-            log.debug("Could not end the lease of lock '{}'", handle.name(), ex);
-        }
+        stopWatching(lease);
+        held.remove(lease);
+        return store.releaseLater(lease);
     }
 
-
+    private void stopWatching(StoreLease lease) {
+        scheduler.stopRenewing(lease);
+    }
 }

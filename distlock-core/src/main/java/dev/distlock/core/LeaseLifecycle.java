@@ -12,10 +12,10 @@ interface LeaseLifecycle {
     boolean accepting();
 
     /**
-     * @param handle a lease this service holds
+     * @param lease a lease this service holds
      * @return false when the store already knows that the lease may be gone; a local check, no round trip
      */
-    boolean storeMayHold(LeaseHandle handle);
+    boolean storeMayHold(StoreLease lease);
 
     /** The last hold of the handle was released: release the lock (in the store, or to the next local thread). */
     void lastHoldReleased(LeaseHandle handle);
@@ -27,5 +27,5 @@ interface LeaseLifecycle {
     void leftQueue(LocalQueues.Entry entry);
 
     /** A lease that a local hand-off left and nobody took (or could use) goes back to the store. */
-    void returnToStore(LeaseHandle left);
+    void returnToStore(StoreLease left);
 }

@@ -17,12 +17,12 @@ import org.jspecify.annotations.Nullable;
  * {@link LockType#FAIR} locks, read locks and fixed leases are never handed over locally.
  * <p>
  * <b>Fencing:</b> local tokens count up from the store's token, never faster than the clock: a token is at most the
- * store's token plus the microseconds since the store issued it ({@link LeaseHandle#clockBoundToken()}), so a
+ * store's token plus the microseconds since the store issued it ({@link StoreLease#clockBoundToken()}), so a
  * token the store issues later — at least its clock in microseconds, also after this JVM crashed mid-streak — is
  * above every local one. The store learns the last local token at release, and passes it on with a hand-off.
  * Only stores whose tokens follow the clock ({@link LockStore#tokensFollowClock()}) allow this.
  * <p>
- * <b>Lease:</b> only a lease with more than a third of it left is handed over ({@link LeaseHandle#renewalsFailing}):
+ * <b>Lease:</b> only a lease with more than a third of it left is handed over ({@link StoreLease#renewalsFailing}):
  * one whose renewals fail goes back to the store, so a local thread is never granted the last moments of a lease
  * that another node is about to be granted in the store.
  */
@@ -46,19 +46,18 @@ final class LocalHandOff {
     /**
      * Called by the releasing thread, which still holds the local permit.
      *
-     * @param releasing the handle being released (already marked released)
+     * @param releasing the handle being released
      * @return true when the lease was left for the next local thread: the store must not be released then
      */
     boolean offer(LeaseHandle releasing) {
-        LocalQueues.Entry entry = releasing.localEntry();
-        if (!enabled || stopped || !eligible(releasing.request()) || !entry.othersWaiting()
-                || releasing.renewalsFailing(System.nanoTime())) {
+        StoreLease lease = releasing.lease();
+        LocalQueues.Entry entry = lease.localEntry();
+        if (!enabled || stopped || !eligible(lease.request()) || !entry.othersWaiting()
+                || lease.renewalsFailing(System.nanoTime()) || !entry.streakAllows(maxCount, maxNanos)
+                || !lease.leave(releasing)) {
             return false;
         }
-        if (!entry.streakAllows(maxCount, maxNanos)) {
-            return false;
-        }
-        entry.transfer(releasing);
+        entry.leaveLease(lease);
         return true;
     }
 
@@ -70,22 +69,28 @@ final class LocalHandOff {
     /**
      * Called by a thread that just got the local permit.
      *
-     * @return a handle over the lease left by the previous holder, or {@code null} when there is none or it does
-     *         not fit this request (it is then returned through {@code incompatible})
+     * @param service the lifecycle the new handle belongs to
+     * @return a handle over the lease left by the previous holder, or {@code null} when there is none, it does
+     *         not fit this request or it ended meanwhile (it is then returned through {@code unusable})
      */
-    @Nullable LeaseHandle take(LocalQueues.Entry entry, LockRequest request, Consumer<LeaseHandle> incompatible) {
-        LeaseHandle left = entry.takeTransfer();
+    @Nullable LeaseHandle take(LeaseLifecycle service, LocalQueues.Entry entry, LockRequest request,
+            Consumer<StoreLease> unusable) {
+        StoreLease left = entry.takeLeftLease();
         if (left == null) {
             return null;
         }
         LockRequest held = left.request();
-        if (left.renewalsFailing(System.nanoTime()) || !eligible(request) || held.type() != request.type()
-                || !held.leaseTime().equals(request.leaseTime())) {
-            incompatible.accept(left);
+        LeaseHandle next = null;
+        if (!left.renewalsFailing(System.nanoTime()) && eligible(request) && held.type() == request.type()
+                && held.leaseTime().equals(request.leaseTime())) {
+            next = LeaseHandle.next(service, left, nextToken(left)); // null when the lease ended meanwhile
+        }
+        if (next == null) {
+            unusable.accept(left);
             return null;
         }
         entry.countHandOff();
-        return left.handOver(nextToken(left));
+        return next;
     }
 
     private static boolean eligible(LockRequest request) {
@@ -93,9 +98,9 @@ final class LocalHandOff {
     }
 
     /** The next token: one more, once the clock allows it (hand-offs faster than one per microsecond wait). */
-    private static long nextToken(LeaseHandle previous) {
-        long next = previous.fencingToken() + 1;
-        while (next > previous.clockBoundToken()) {
+    private static long nextToken(StoreLease lease) {
+        long next = lease.fencingToken() + 1;
+        while (next > lease.clockBoundToken()) {
             Thread.onSpinWait();
         }
         return next;

@@ -36,7 +36,7 @@ final class LocalQueues {
      * @return a lease left for a local waiter (see {@link LocalHandOff}) that nobody will take any more, because
      *         the last user of the name left: the caller releases it to the store
      */
-    @Nullable LeaseHandle leave(Entry entry) {
+    @Nullable StoreLease leave(Entry entry) {
         boolean[] removed = { false };
         entries.computeIfPresent(entry.key, (key, current) -> {
             if (current != entry) {
@@ -45,44 +45,45 @@ final class LocalQueues {
             removed[0] = --current.users == 0;
             return removed[0] ? null : current;
         });
-        return removed[0] ? entry.takeTransfer() : null;
+        return removed[0] ? entry.takeLeftLease() : null;
     }
 
     /**
-     * A lock was released somewhere: wake this JVM's competitors for it. The one the lock was reserved for tries at
-     * once; the others try when the reservation ends (if its waiter is gone, they must not wait for their next
-     * re-check).
+     * A lock was released somewhere: wake this JVM's competitors for it. The one the store handed the lock to tries
+     * at once; the others try when the store hand-over's window ends (if its waiter is gone, they must not wait for
+     * their next re-check).
      */
-    void released(String name, @Nullable String handedTo, long reservedMillis) {
-        long recheckAt = System.nanoTime() + reservedMillis * 1_000_000L + RESERVATION_SLACK_NANOS;
+    void released(String name, @Nullable String handedTo, long handOverMillis) {
+        long recheckAt = System.nanoTime() + handOverMillis * 1_000_000L + HAND_OVER_SLACK_NANOS;
         wake(entries.get(new Key(name, false)), handedTo, recheckAt);
         wake(entries.get(new Key(name, true)), handedTo, recheckAt);
     }
 
     /**
-     * A release handed the lock to a waiter with its fencing token: that waiter (exclusive, on this JVM) hears of the
-     * token and tries at once; every other competitor of the name as for {@link #released}.
+     * A store hand-over: a release handed the lock to a waiter with its fencing token. That waiter (exclusive, on
+     * this JVM) hears of it and tries at once; every other competitor of the name as for {@link #released}.
      */
-    void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
+    void handedOver(String name, HandOver handOver) {
         Entry exclusive = entries.get(new Key(name, false));
         if (exclusive != null) {
-            exclusive.handedOver(new HandOver(handedTo, fencingToken, reservedMillis));
+            exclusive.handedOver(handOver);
         }
-        released(name, handedTo, reservedMillis);
+        released(name, handOver.handedTo(), handOver.windowMillis());
     }
 
     /**
-     * The lock handed to a competitor by a release, with its token, for {@code reservedMillis} from the release.
+     * A store hand-over to a competitor.
      *
      * @param handedTo the owner token of the request it was handed to
      * @param fencingToken the token the store issued
-     * @param reservedMillis how long the hand-over lasts without a confirmation
+     * @param handedAtMicros the store's clock at the hand-over, in µs (not the token, which may be ahead of it)
+     * @param windowMillis how long the hand-over lasts from then without a confirmation
      */
-    record HandOver(String handedTo, long fencingToken, long reservedMillis) {
+    record HandOver(String handedTo, long fencingToken, long handedAtMicros, long windowMillis) {
     }
 
-    /** Time after a reservation's end at which the other waiters try, so that its own waiter wins on time. */
-    private static final long RESERVATION_SLACK_NANOS = 2_000_000L;
+    /** Time after a hand-over window's end at which the other waiters try, so that its own waiter wins on time. */
+    private static final long HAND_OVER_SLACK_NANOS = 2_000_000L;
 
     private static void wake(@Nullable Entry entry, @Nullable String handedTo, long recheckAt) {
         if (entry != null) {
@@ -117,7 +118,7 @@ final class LocalQueues {
         /** The thread waiting in the store now, woken by release notifications. */
         private volatile @Nullable Thread competitor;
 
-        /** The owner token the competitor asks with; a release may reserve the lock for one token. */
+        /** The owner token the competitor asks with; a store hand-over may name it. */
         private volatile @Nullable String competitorToken;
 
         /** A hand-over to the competitor's token heard since its last attempt, or null. */
@@ -133,7 +134,7 @@ final class LocalQueues {
         private int users;
 
         /** A lease its holder left for the next local thread ({@link LocalHandOff}). */
-        private final AtomicReference<@Nullable LeaseHandle> transfer = new AtomicReference<>();
+        private final AtomicReference<@Nullable StoreLease> leftLease = new AtomicReference<>();
 
         /** Local hand-offs since the lock came from the store; turn holder only. */
         private int streakCount;
@@ -186,7 +187,7 @@ final class LocalQueues {
             competitorToken = null;
         }
 
-        /** A release somewhere: the waiter it was reserved for tries now, the others at {@code recheckAt}. */
+        /** A release somewhere: the waiter it was handed to tries now, the others at {@code recheckAt}. */
         private void released(@Nullable String handedTo, long recheckAt) {
             Thread waiting = competitor;
             if (waiting == null) {
@@ -242,12 +243,13 @@ final class LocalQueues {
             recheckAtNanos = 0;
         }
 
-        void transfer(LeaseHandle handle) {
-            transfer.set(handle);
+        /** A local hand-off: the lease waits here for the next thread of this JVM. */
+        void leaveLease(StoreLease lease) {
+            leftLease.set(lease);
         }
 
-        @Nullable LeaseHandle takeTransfer() {
-            return transfer.getAndSet(null);
+        @Nullable StoreLease takeLeftLease() {
+            return leftLease.getAndSet(null);
         }
 
         /** The lock came from the store: a new streak of local hand-offs starts. Turn holder only. */

@@ -22,8 +22,8 @@ final class StoreAcquirer {
 
     private static final long MAX_RECHECK_NANOS = MAX_RECHECK.toNanos();
 
-    /** The refusal's clock is in whole ms (up to 1 ms early), and a token may be a little ahead of the clock. */
-    private static final long TOKEN_SLACK_MICROS = 2_000;
+    /** The refusal's clock is in whole ms (up to 1 ms early), plus a margin. */
+    private static final long CLOCK_SLACK_MICROS = 2_000;
 
     private final LeaseLifecycle service;
 
@@ -55,13 +55,13 @@ final class StoreAcquirer {
             try {
                 if (!service.accepting()) {
                     // Queued behind a holder when the shutdown began: give up, and pass the failure down the queue.
-                    LeaseHandle left = entry.takeTransfer();
+                    StoreLease left = entry.takeLeftLease();
                     if (left != null) {
                         service.returnToStore(left);
                     }
                     throw StoreLockService.shuttingDown(request.name());
                 }
-                handle = handOff.take(entry, request, service::returnToStore);
+                handle = handOff.take(service, entry, request, service::returnToStore);
                 if (handle == null) {
                     handle = compete(request, entry, deadline);
                 }
@@ -100,8 +100,8 @@ final class StoreAcquirer {
                 Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
                 if (attempt.isAcquired()) {
                     entry.startStreak();
-                    return new LeaseHandle(service, request, attempt.fencingToken(), entry, sent,
-                            store.store().leasesExpire());
+                    return LeaseHandle.first(service, StoreLease.granted(request, attempt.fencingToken(), entry,
+                            sent, store.store().leasesExpire()));
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     store.cancel(request);
@@ -124,40 +124,44 @@ final class StoreAcquirer {
      * The store handed the lock to this waiter with its token ({@link LocalQueues#handedOver}): the waiter starts at
      * once, and its next attempt, sent now, confirms the lock with the full lease. Taken only when it is safe to count
      * on the hand-over before that answer: an exclusive watchdog lease (a fixed lease, a reader or a permit holder
-     * asks the store as ever), on a store whose tokens are its clock in µs; the hand-over issued after this
-     * waiter's last refusal (a refusal after a hand-over comes only once it ended, a whole window later: half of it
-     * is the margin for comparing the token with the refusal's clock); and at least half of the window left for the
-     * confirmation to come back, counted from the hand-over's earliest possible start here: the last refused
-     * attempt's sending plus the store time from that refusal to the hand-over's token, less the clock margins
-     * ({@link ClockDrift#localNanosAtLeast}, and {@link #TOKEN_SLACK_MICROS} for the refusal's clock in whole ms and
-     * a token a little ahead of the clock).
+     * asks the store as ever), on a store whose tokens are its clock in µs; the hand-over made after this waiter's
+     * last refusal (a refusal after a hand-over comes only once it ended, a whole window later: half of it is the
+     * margin for comparing the two clock readings); and at least half of the window left for the confirmation to
+     * come back, counted from the hand-over's earliest possible start here: the last refused attempt's sending plus
+     * the store time from that refusal to the hand-over, less the clock margins ({@link ClockDrift#localNanosAtLeast},
+     * and {@link #CLOCK_SLACK_MICROS} for the refusal's clock in whole ms), and never later than now. Both readings
+     * are the store's clock, never the token: a token may be ahead of the clock of the master that serves it after
+     * a failover (review 4, F6).
      *
      * @return the handle, or {@code null} to ask the store
      */
     private @Nullable LeaseHandle startOnHandOver(LockRequest request, LocalQueues.Entry entry,
-            long refusedSentNanos, long refusedAtToken) {
+            long refusedSentNanos, long refusedAtMicros) {
         LocalQueues.HandOver handOver = entry.takeHandOver(request.ownerToken());
-        if (handOver == null || refusedAtToken == 0 || !request.watchdog() || request.sharesName()
+        if (handOver == null || refusedAtMicros == 0 || !request.watchdog() || request.sharesName()
                 || !store.store().leasesExpire() || !store.store().tokensFollowClock() || !service.accepting()
-                || handOver.fencingToken() - (refusedAtToken - handOver.reservedMillis() * 500) <= 0) {
+                || handOver.handedAtMicros() - (refusedAtMicros - handOver.windowMillis() * 500) <= 0) {
             return null;
         }
-        Duration handedFor = Duration.ofMillis(handOver.reservedMillis());
-        long sinceRefusalMicros = handOver.fencingToken() - refusedAtToken - TOKEN_SLACK_MICROS;
+        Duration handedFor = Duration.ofMillis(handOver.windowMillis());
+        long sinceRefusalMicros = handOver.handedAtMicros() - refusedAtMicros - CLOCK_SLACK_MICROS;
+        long now = System.nanoTime();
         long handedAtNanos = refusedSentNanos
                 + (sinceRefusalMicros > 0 ? ClockDrift.localNanosAtLeast(sinceRefusalMicros) : 0);
-        long now = System.nanoTime();
+        if (handedAtNanos - now > 0) {
+            handedAtNanos = now; // the hand-over was heard of now: it cannot have started later
+        }
         if (ClockDrift.deadline(handedAtNanos, handedFor) - now < handedFor.toNanos() / 2) {
             return null;
         }
         entry.startStreak();
         CompletableFuture<Boolean> confirmation = store.confirm(request, handOver.fencingToken());
-        return LeaseHandle.handedOver(service, request, handOver.fencingToken(), entry, handedAtNanos, handedFor,
-                confirmation, now);
+        return LeaseHandle.first(service, StoreLease.handedOver(request, handOver.fencingToken(), entry,
+                handedAtNanos, handedFor, confirmation, now));
     }
 
     /**
-     * Sleeps until it is worth trying again: the store handed the lock to this waiter, a reservation for another
+     * Sleeps until it is worth trying again: the store handed the lock to this waiter, a store hand-over to another
      * waiter ended, the suggested retry time came, or the deadline (for one last attempt).
      */
     private void awaitTurn(LockRequest request, LocalQueues.Entry entry, long deadline, long retryAfterMillis) {

@@ -134,6 +134,30 @@ final class StoreCalls {
         return await(store.release(lease), timeoutNanos, "release lock '" + lease.request().name() + "'");
     }
 
+    /**
+     * A release nobody waits for (an expiry, the end of a hold-at-least time, a lease a local hand-off left): sent
+     * now, bounded by the command timeout, never blocking the calling thread (the engine's scheduler).
+     *
+     * @return completes, never exceptionally, with the store's answer, or {@link ReleaseResult#ERROR}
+     */
+    CompletableFuture<ReleaseResult> releaseLater(Lease lease) {
+        CompletableFuture<ReleaseResult> sent;
+        try {
+            sent = store.release(lease).toCompletableFuture();
+        }
+        catch (RuntimeException ex) {
+            sent = CompletableFuture.failedFuture(ex);
+        }
+        return sent.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((result, error) -> {
+            if (error == null) {
+                return result;
+            }
+            log.debug("Release of lock '{}' not confirmed by the store; its lease will expire: {}",
+                    lease.request().name(), error.toString());
+            return ReleaseResult.ERROR;
+        });
+    }
+
     /** @throws LockUnavailableException when the store did not answer in time or failed */
     boolean forceRelease(String name) {
         return await(store.forceRelease(name), timeoutNanos, "force the release of lock '" + name + "'");

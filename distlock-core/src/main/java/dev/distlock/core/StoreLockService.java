@@ -13,7 +13,6 @@ import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
-import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 import dev.distlock.leader.Leadership;
@@ -24,7 +23,6 @@ import dev.distlock.listener.LockListener.Acquisition;
 import dev.distlock.listener.LockListener;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
-import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The store-neutral {@link LockService}: everything that is the same whatever keeps the locks. Call-chain
  * reentrancy ({@link LockContext} scopes), local queues so that one thread per JVM and name competes in the store,
- * the wait loop ({@link StoreAcquirer}), one watchdog for all leases, listeners, the held-lock registry and the
- * lifecycle. The {@link LockStore} answers attempts, releases and renewals.
+ * the wait loop ({@link StoreAcquirer}), one scheduler for the leases' timers ({@link LeaseScheduler}: renewals,
+ * deadlines, expiries), listeners, the held-lock registry and the lifecycle. The {@link LockStore} answers attempts, releases and renewals.
  * <p>
  * Call {@link #start()} before use and {@link #close()} at the end ({@link #awaitIdle(Duration)} first for a
  * graceful shutdown).
@@ -47,7 +45,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
 
     private final StoreCalls calls;
 
-    private final LeaseLifecycle lifecycle = new Lifecycle();
+    private final LeaseLifecycle lifecycle;
 
     private final LockConfig config;
 
@@ -57,12 +55,12 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
 
     private final HeldLeases held = new HeldLeases();
 
-    /** The leadership campaigns of this instance that have not ended. */
-    private final Set<Campaign> campaigns = ConcurrentHashMap.newKeySet();
+    /** The leadership candidates of this instance that have not ended. */
+    private final Set<Candidate> candidates = ConcurrentHashMap.newKeySet();
 
     private final StoreAcquirer acquirer;
 
-    private final Watchdog watchdog;
+    private final LeaseScheduler scheduler;
 
     private final LeaseEndings endings;
 
@@ -71,12 +69,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
     /** The longest wait (about 73 years): longer ones are taken as this, i.e. as waiting for good. */
     static final Duration MAX_WAIT = Duration.ofNanos(Long.MAX_VALUE / 4);
 
-    /** How long the shutdown waits for acquisitions still in flight once it released every lock. */
-    private static final Duration ACQUISITIONS_GRACE = Duration.ofSeconds(5);
-
-    private volatile boolean accepting = true;
-
-    private boolean closed;
+    private final ServiceShutdown shutdown;
 
     /**
      * @param store where the locks live
@@ -90,31 +83,18 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
                 : CompositeLockListener.of(List.of(listener));
         this.calls = new StoreCalls(store, config.commandTimeout());
         this.handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
+        // The scheduler reports losses to the endings, which stop its timers (it starts only in start()).
+        this.scheduler = new LeaseScheduler(calls, config.leaseTime(), this.listener, this::leaseLost);
+        this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, scheduler, handOff);
+        this.shutdown = new ServiceShutdown(store, held, queues, handOff, scheduler, endings);
+        this.lifecycle = new ServiceLifecycle(store, queues, endings, shutdown);
         this.acquirer = new StoreAcquirer(lifecycle, calls, queues, handOff);
-        this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, this::stopRenewing,
-                handOff, this::releaseLater);
-        this.watchdog = new Watchdog(calls, config.leaseTime(), this.listener, endings::leaseLost);
     }
 
     /** Starts the store's notifications and the watchdog. Works while the store is unreachable. */
     public void start() {
-        store.start(new StoreEvents() {
-            @Override
-            public void released(String name, @Nullable String handedTo, long reservedMillis) {
-                queues.released(name, handedTo, reservedMillis);
-            }
-
-            @Override
-            public void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
-                queues.handedOver(name, handedTo, fencingToken, reservedMillis);
-            }
-
-            @Override
-            public void leaseLost(String ownerToken) {
-                held.byOwner(ownerToken).ifPresent(endings::leaseLost);
-            }
-        });
-        watchdog.start();
+        store.start(new StoreEventRouter(queues, held, endings));
+        scheduler.start();
     }
 
     /** @return the settings */
@@ -127,14 +107,14 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("Lock name must not be empty");
         }
-        LockHandle reentered = reenter(name, options.type());
+        LockHandle reentered = ReentrantHandle.reenter(name, options.type(), lifecycle);
         if (reentered != null) {
             return Optional.of(reentered);
         }
         // Counted before the check, so that a shutdown either is seen here or waits for this acquisition to end.
         held.acquisitionStarted();
         try {
-            if (!accepting) {
+            if (!shutdown.accepting()) {
                 throw shuttingDown(name);
             }
             return Optional.ofNullable(acquire(name, options));
@@ -150,20 +130,20 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
             throw new IllegalArgumentException("Leadership group must not be blank");
         }
         Objects.requireNonNull(listener, "listener");
-        if (!accepting) {
-            throw shuttingDown(Campaign.lockName(group));
+        if (!shutdown.accepting()) {
+            throw shuttingDown(Candidate.lockName(group));
         }
-        Campaign campaign = new Campaign(this, group, listener, this.listener, campaigns::remove,
+        Candidate candidate = new Candidate(this, group, listener, this.listener, candidates::remove,
                 config.commandTimeout().plus(config.commandTimeout()));
-        campaigns.add(campaign);
-        campaign.start();
-        return campaign;
+        candidates.add(candidate);
+        candidate.start();
+        return candidate;
     }
 
     /** @return the groups this instance leads now, sorted */
     @Override
     public List<String> leaderOf() {
-        return campaigns.stream().filter(Campaign::isLeader).map(Campaign::group).sorted().toList();
+        return candidates.stream().filter(Candidate::isLeader).map(Candidate::group).sorted().toList();
     }
 
     /** The wait time is for all the locks together: an unset one is the configured default, counted once. */
@@ -201,14 +181,17 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
             return null;
         }
         handle.holdAtLeast(options.holdAtLeast());
-        held.add(handle);
-        if (request.watchdog() && store.leasesExpire()) {
-            watchdog.add(handle);
+        StoreLease granted = handle.lease();
+        if (handle.fromStore()) { // a local hand-off passes on a lease that is registered and timed already
+            held.add(granted);
+            if (request.watchdog() && store.leasesExpire()) {
+                scheduler.renew(granted);
+            }
+            else if (!request.watchdog()) {
+                scheduler.expireAt(granted, endings::expired);
+            }
+            granted.whenUnconfirmed(() -> endings.lost(granted)); // a store hand-over the store did not confirm
         }
-        else if (!request.watchdog()) {
-            watchdog.expireAt(handle, endings::expired);
-        }
-        handle.whenUnconfirmed(() -> endings.leaseLost(handle)); // a hand-over the store did not confirm
         acquisition.finished(AcquireEvent.acquired(name, waited, handle));
         log.debug("Lock '{}' acquired with fencing token {} after {} µs", name, handle.fencingToken(),
                 waited / 1000);
@@ -232,81 +215,8 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         return new LockUnavailableException("The lock service is shutting down; lock '" + name + "' not taken");
     }
 
-    /** @return a reentrant hold when this call chain holds the name in a scope, else {@code null} */
-    private @Nullable LockHandle reenter(String name, LockType type) {
-        Optional<LockHandle> scope = LockContext.held(name, this::issued);
-        if (scope.isEmpty()) {
-            return null;
-        }
-        LeaseHandle root = scope.get() instanceof ReentrantHandle r ? r.root() : (LeaseHandle) scope.get();
-        if (root.request().shared() && type != LockType.READ) {
-            // Two readers upgrading at once would wait for each other forever.
-            throw new LockException("Lock '" + name + "' is held for READ by this call chain and cannot be "
-                    + "upgraded to an exclusive lock; release the read lock first");
-        }
-        // Null when the lease can no longer be counted on: the caller then waits like anyone else.
-        return root.tryEnter();
-    }
-
-    private boolean issued(LockHandle handle) {
-        return (handle instanceof LeaseHandle h && h.issuer() == lifecycle)
-                || (handle instanceof ReentrantHandle r && r.root().issuer() == lifecycle);
-    }
-
-    private void stopRenewing(LeaseHandle handle) {
-        watchdog.remove(handle);
-    }
-
-    /** Releases the lock when its hold-at-least time is over, on the watchdog's scheduler. */
-    private void releaseLater(LeaseHandle handle, long delayNanos) {
-        watchdog.releaseLater(handle, delayNanos, this::release);
-    }
-
-    /** Releases the lock in the store (or to the next local thread); once, at the last hold's release. */
-    private void release(LeaseHandle handle) {
-        endings.release(handle);
-    }
-
-    /** The steps of a lease's life that its handle and the wait loop ask of this service. */
-    private final class Lifecycle implements LeaseLifecycle {
-
-        @Override
-        public boolean accepting() {
-            return accepting;
-        }
-
-        @Override
-        public boolean storeMayHold(LeaseHandle handle) {
-            return store.isHeld(handle);
-        }
-
-        @Override
-        public void lastHoldReleased(LeaseHandle handle) {
-            release(handle);
-        }
-
-        @Override
-        public void localHoldEnded(LeaseHandle handle) {
-            LocalQueues.Entry entry = handle.localEntry();
-            if (!entry.shared()) {
-                entry.passTurn();
-            }
-            leftQueue(entry);
-        }
-
-        /** The last one out releases a lease that was left for a local waiter. */
-        @Override
-        public void leftQueue(LocalQueues.Entry entry) {
-            LeaseHandle left = queues.leave(entry);
-            if (left != null) {
-                returnToStore(left);
-            }
-        }
-
-        @Override
-        public void returnToStore(LeaseHandle left) {
-            endings.releaseToStore(left);
-        }
+    private void leaseLost(StoreLease lease) {
+        endings.lost(lease);
     }
 
     /** @return the number of lock names with local state; for tests */
@@ -326,13 +236,13 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         }
         boolean released = calls.forceRelease(name);
         // This instance's own holders need not wait for a renewal to learn it (nor hand the lock on locally).
-        held.snapshot().stream().filter(handle -> handle.name().equals(name)).forEach(endings::leaseLost);
+        held.snapshot().stream().filter(lease -> lease.name().equals(name)).forEach(endings::lost);
         return released;
     }
 
     @Override
     public WatchdogStatus watchdogStatus() {
-        return watchdog.status();
+        return scheduler.status();
     }
 
     @Override
@@ -349,57 +259,22 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
      * @return true when no lock is held any more
      */
     public boolean awaitIdle(Duration timeout) {
-        accepting = false;
-        // A lease handed to a queued thread now might be taken after the last release of the shutdown: none any more.
-        handOff.stop();
-        // Threads waiting in the store give up now; those queued behind them follow one by one.
-        queues.wakeAll();
-        return held.awaitEmpty(timeout);
+        return shutdown.awaitIdle(timeout);
     }
 
     /**
      * Graceful shutdown: {@link #awaitIdle(Duration) waits} up to the grace period for locked work to finish, then
-     * stops the watchdog, releases every lock still held (logged at WARN) and closes the store. Idempotent.
+     * stops the lease scheduler, releases every lock still held (logged at WARN) and closes the store. Idempotent.
      * Threads of this JVM still waiting for a lock fail with {@link LockUnavailableException}; none is handed a
      * lock that the shutdown would then leave in the store.
      *
      * @param grace how long running work may still take
      */
     public void shutdown(Duration grace) {
-        // Leaders are told first and release their leases while the store still answers; no campaign starts again.
-        accepting = false;
-        List.copyOf(campaigns).forEach(Campaign::close);
-        if (!awaitIdle(grace)) {
-            log.warn("Locked work still running after {} ms of shutdown: releasing its locks", grace.toMillis());
-        }
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        watchdog.stop();
-        releaseHeld();
-        // Releasing frees the threads queued behind those locks, which fail; an attempt already sent to the store
-        // ends within its command timeout. A lease granted meanwhile is released here, before the store closes.
-        if (!held.awaitEmpty(ACQUISITIONS_GRACE)) {
-            releaseHeld();
-        }
-        store.close();
+        shutdown.shutdown(grace, List.copyOf(candidates));
     }
 
-    private void releaseHeld() {
-        for (LeaseHandle handle : held.snapshot()) {
-            try {
-                release(handle);
-            }
-            catch (RuntimeException ex) {
-                log.debug("Release at shutdown failed for lock '{}'", handle.name(), ex);
-            }
-        }
-    }
-
-    /** Stops the watchdog, releases every lock still held and closes the store: {@code shutdown(Duration.ZERO)}. */
+    /** Releases every lock still held and closes the store: {@code shutdown(Duration.ZERO)}. */
     @Override
     public void close() {
         shutdown(Duration.ZERO);

@@ -15,7 +15,7 @@ public interface StoreEvents {
     StoreEvents NONE = new StoreEvents() {
 
         @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+        public void released(String name, @Nullable String handedTo, long handOverMillis) {
         }
 
         @Override
@@ -27,17 +27,18 @@ public interface StoreEvents {
      * A lock was released somewhere (on any node).
      *
      * @param name the lock name
-     * @param handedTo the owner token of the waiter the store reserved the lock for, or {@code null} when it is
-     *        simply free: that waiter should try at once, the others after the reservation ends
-     * @param reservedMillis how long the reservation for {@code handedTo} lasts
+     * @param handedTo the owner token of the waiter the store handed the lock to, or {@code null} when it is
+     *        simply free: that waiter should try at once, the others after the store hand-over's window
+     * @param handOverMillis how long the store keeps the lock for {@code handedTo}
      */
-    void released(String name, @Nullable String handedTo, long reservedMillis);
+    void released(String name, @Nullable String handedTo, long handOverMillis);
 
     /**
-     * A release handed the lock to a waiter and already issued its fencing token: the lock is that waiter's alone for
-     * {@code reservedMillis} from the release, and its next attempt is granted with exactly this token (and the full
-     * lease). So the waiter may start at once, while that attempt confirms it; the engine does so only when it can
-     * bound the hand-over's start by one of its own refused attempts (see {@link Attempt#refusedAtToken()}).
+     * A store hand-over: a release handed the lock to a waiter and already issued its fencing token. The lock is that
+     * waiter's alone for {@code handOverMillis} from the hand-over, and its next attempt is granted with exactly this
+     * token (and the full lease). So the waiter may start at once, while that attempt confirms it; the engine does so
+     * only when it can bound the hand-over's start by one of its own refused attempts (see
+     * {@link Attempt#refusedAtToken()}), comparing the store's clock at the refusal with {@code handedAtMicros}.
      * Like {@link #released}, it wakes the other waiters of the name after the window. A store that tells this
      * releases and cancels a hand-over by its waiter's owner token as it does a lock, since the waiter may release
      * before its confirmation ran (a confirmation that then comes too late is refused, or undone). By default it is
@@ -46,10 +47,13 @@ public interface StoreEvents {
      * @param name the lock name
      * @param handedTo the owner token of the waiter the lock was handed to
      * @param fencingToken that waiter's fencing token
-     * @param reservedMillis how long the hand-over lasts unless that waiter confirms it
+     * @param handedAtMicros the store's clock at the hand-over, in µs: the token may be ahead of it (it is above the
+     *        previous holder's, which another master may have issued)
+     * @param handOverMillis how long the hand-over lasts unless that waiter confirms it
      */
-    default void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
-        released(name, handedTo, reservedMillis);
+    default void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
+            long handOverMillis) {
+        released(name, handedTo, handOverMillis);
     }
 
     /**

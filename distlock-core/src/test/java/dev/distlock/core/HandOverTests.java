@@ -113,7 +113,8 @@ class HandOverTests {
         Future<LockHandle> waiting = waiterRefusedOnce();
 
         // Issued a whole window before the refusal: it ended before the waiter was refused.
-        events.get().handedOver("item", waiterToken.get(), REFUSED_AT - WINDOW_MILLIS * 1000, WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), REFUSED_AT - WINDOW_MILLIS * 1000,
+                REFUSED_AT - WINDOW_MILLIS * 1000, WINDOW_MILLIS);
         await("asked the store instead").pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5))
                 .until(() -> refusals.get() == 2);
         assertThat(waiting).isNotDone();
@@ -124,18 +125,26 @@ class HandOverTests {
         }
     }
 
+    /**
+     * Review 4, F2: with the default lease the watchdog runs every 10 s, so only the deadline guard, armed for the
+     * hand-over's own deadline when it is taken, reports the loss on time: before the next candidate can be granted.
+     */
     @Test
     void aHandOverWhoseConfirmationNeverComesIsLostAtTheHandOversEnd() throws Exception {
-        // A short lease, so that the watchdog runs often (every third of it).
-        start(LockConfig.defaults().withWaitTime(Duration.ofSeconds(30)).withLeaseTime(Duration.ofMillis(600)));
+        start();
         confirmationsHang = true;
         LockHandle held = holder.lock("item");
         Future<LockHandle> waiting = waiterRefusedOnce();
 
-        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, WINDOW_MILLIS);
+        long handedAt = System.nanoTime();
+        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, REFUSED_AT + 1, WINDOW_MILLIS);
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         await("counted on no longer than the hand-over").atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
-        await("reported lost by the watchdog").atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+        await("reported lost by the deadline guard").atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
+        assertThat(Duration.ofNanos(System.nanoTime() - handedAt)).as("reported at the hand-over's end")
+                .isLessThan(Duration.ofMillis(WINDOW_MILLIS + 400));
+        handed.unlock();
+        assertThat(lost.get()).as("reported once").isEqualTo(1);
         held.unlock();
     }
 
@@ -146,7 +155,7 @@ class HandOverTests {
         Future<LockHandle> waiting = waiterRefusedOnce();
 
         // Issued after the refusal, but the holder still holds the lock: the confirmation is refused.
-        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, REFUSED_AT + 1, WINDOW_MILLIS);
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         assertThat(handed.fencingToken()).as("the hand-over's token").isEqualTo(REFUSED_AT + 1);
         await("lost once the store refused the confirmation").atMost(Duration.ofSeconds(5))
@@ -155,5 +164,29 @@ class HandOverTests {
         assertThat(store.isLocked("item")).isTrue();
         held.unlock();
         assertThat(store.isLocked("item")).isFalse();
+    }
+
+    /**
+     * Review 4, F6: after a failover to a master whose clock is behind, the hand-over's token (above the previous
+     * holder's, issued by the old master) is ahead of the clock. The waiter counts on the hand-over from the store's
+     * clock sent beside the token, so it stops counting at the store's window; from the token it counted 10 s on.
+     */
+    @Test
+    void aHandOverIsCountedFromTheStoresClockNotFromATokenAheadOfIt() throws Exception {
+        start();
+        confirmationsHang = true;
+        LockHandle held = holder.lock("item");
+        Future<LockHandle> waiting = waiterRefusedOnce();
+
+        long tokenAheadOfTheClock = REFUSED_AT + 10_000_000; // 10 s
+        long handedAt = System.nanoTime();
+        events.get().handedOver("item", waiterToken.get(), tokenAheadOfTheClock, REFUSED_AT + 1, WINDOW_MILLIS);
+        LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
+        assertThat(handed.fencingToken()).isEqualTo(tokenAheadOfTheClock);
+        await("counted on no longer than the store's window").atMost(Duration.ofSeconds(5))
+                .until(() -> !handed.isHeld());
+        assertThat(Duration.ofNanos(System.nanoTime() - handedAt)).isLessThan(Duration.ofMillis(WINDOW_MILLIS + 400));
+        handed.unlock();
+        held.unlock();
     }
 }

@@ -138,9 +138,10 @@ final class ReleaseSubscriber implements AutoCloseable {
     }
 
     /**
-     * "<lock name>\n<owner token of the waiter it was handed to>\n<its fencing token>" from a lock's release, or
-     * without the token from a permit's release (and from an older version's): read from the end, since owner tokens
-     * and fencing tokens never contain a newline and a name may.
+     * "<lock name>\n<owner token of the waiter it was handed to>\n<its fencing token>\n<server clock in µs>" from a
+     * lock's store hand-over, or "<lock name>\n<owner token>" from a permit's release: read from the end, since owner
+     * tokens and numbers never contain a newline and a name may. An older version's hand-over (the token without
+     * the clock) only wakes its waiter: the engine starts early only on the server's clock (review 4, F6).
      */
     private void dispatch(String body, StoreEvents events) {
         int last = body.lastIndexOf('\n');
@@ -148,16 +149,21 @@ final class ReleaseSubscriber implements AutoCloseable {
             return;
         }
         int before = body.lastIndexOf('\n', last - 1);
+        int token = before > 0 ? body.lastIndexOf('\n', before - 1) : -1;
         String tail = body.substring(last + 1);
-        if (before > 0 && isDigits(tail)) {
-            String name = body.substring(0, before);
-            String handedTo = body.substring(before + 1, last);
+        if (token > 0 && isDigits(tail) && isDigits(body.substring(before + 1, last))) {
+            String name = body.substring(0, token);
+            String handedTo = body.substring(token + 1, before);
             if (handOverUsable.test(name)) {
-                events.handedOver(name, handedTo, Long.parseLong(tail), reservedMillis);
+                events.handedOver(name, handedTo, Long.parseLong(body.substring(before + 1, last)),
+                        Long.parseLong(tail), reservedMillis);
             }
             else {
                 events.released(name, handedTo, reservedMillis);
             }
+        }
+        else if (before > 0 && isDigits(tail)) {
+            events.released(body.substring(0, before), body.substring(before + 1, last), reservedMillis);
         }
         else {
             events.released(body.substring(0, last), tail, reservedMillis);

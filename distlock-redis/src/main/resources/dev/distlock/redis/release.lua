@@ -39,7 +39,9 @@ local function handed(value)
 end
 
 -- Hands the lock to the waiter that came first, with its fencing token (issued now, as acquire.lua issues one:
--- above the last and at least the server clock in µs), and tells it: "<name>\n<waiter's owner token>\n<token>".
+-- above the last and at least the server clock in µs), and tells it:
+-- "<name>\n<waiter's owner token>\n<token>\n<server clock in µs>". The clock goes beside the token because the token
+-- may be ahead of this server's clock (it is above the previous holder's, which a master before a failover issued).
 -- For the window the lock is that waiter's alone; its next attempt confirms it with that token and the full lease.
 -- A waiter that is gone costs that one window: it is no longer in the queue afterwards.
 local function hand_off(fence)
@@ -50,10 +52,10 @@ local function hand_off(fence)
     end
     redis.call('ZREM', KEYS[2], next)
     local now = redis.call('TIME')
-    local next_fence = string.format('%.0f', math.max(tonumber(fence) + 1,
-        tonumber(now[1]) * 1000000 + tonumber(now[2])))
+    local now_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
+    local next_fence = string.format('%.0f', math.max(tonumber(fence) + 1, now_us))
     -- Publish before writing: a user without the channel permission fails here, with nothing changed.
-    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. next_fence)
+    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. next_fence .. '\n' .. string.format('%.0f', now_us))
     redis.call('SET', KEYS[1], '=' .. next .. ':' .. next_fence, 'PX', ARGV[4])
 end
 

@@ -78,12 +78,14 @@ class RedisWaiterTests {
                 RedisLockStore.HANDOFF_WINDOW_MILLIS, name -> true);
         tap.start(new StoreEvents() {
             @Override
-            public void released(String name, @Nullable String handedTo, long reservedMillis) {
+            public void released(String name, @Nullable String handedTo, long handOverMillis) {
             }
 
             @Override
-            public void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
-                handOvers.add(handedTo + "=" + fencingToken);
+            public void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
+                    long handOverMillis) {
+                // The server's clock beside the token: never above it (the token is at least the clock).
+                handOvers.add(handedTo + "=" + fencingToken + (handedAtMicros <= fencingToken ? "" : " clock ahead"));
             }
 
             @Override

@@ -2,6 +2,9 @@ package dev.distlock.core;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -18,18 +21,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One leadership campaign, on a thread of its own: it waits for the group's lock like any caller (woken by the
- * store's release notifications), leads while it holds the lease, and campaigns again after the leadership ended.
- * The lease's loss is seen the moment the engine finds it (the watchdog's deadline guard, a renewal, the store's
- * session), which wakes this thread to tell the listener {@code revoked}: no later than the lease can have expired
- * in the store (the engine's deadline is the lease less the clock-drift margin). A yield or a close tells the
- * listener first and releases the lease after, so the next leader is granted only once this one was told.
+ * One leadership candidate ({@link dev.distlock.LockService#campaign}), on a thread of its own: it waits for the
+ * group's lock like any caller (woken by the store's release notifications), leads while it holds the lease, and
+ * waits again after the leadership ended. The lease's loss is seen the moment the engine finds it (the deadline
+ * guard, a renewal, the store's session), which wakes this thread to tell the listener {@code revoked}: no later
+ * than the lease can have expired in the store (the engine's deadline is the lease less the clock-drift margin).
+ * {@code granted} runs on a thread of its own, so a listener that starts the leader's work inline does not hold
+ * {@code revoked} back (review 4, F5); a term whose {@code revoked} comes before its {@code granted} started tells
+ * neither. A yield or a close tells the listener first and releases the lease after, so the next leader is granted
+ * only once this one was told.
  */
-final class Campaign implements Leadership {
+final class Candidate implements Leadership {
 
-    private static final Logger log = LoggerFactory.getLogger(Campaign.class);
+    private static final Logger log = LoggerFactory.getLogger(Candidate.class);
 
-    /** How long one wait for the lock lasts before the thread checks whether the campaign was closed. */
+    /** How long one wait for the lock lasts before the thread checks whether the candidate was closed. */
     private static final Duration WAIT = Duration.ofMinutes(1);
 
     /** The pause after the store failed to answer, before the next attempt. */
@@ -51,47 +57,50 @@ final class Campaign implements Leadership {
 
     private final String group;
 
-    private final String lockName;
-
     private final LeadershipListener listener;
 
     private final LockListener events;
 
-    private final Consumer<Campaign> ended;
+    private final Consumer<Candidate> ended;
 
     private final Duration closeTimeout;
 
     private final Thread thread;
 
+    private final ExecutorService grantedCalls; // runs granted, term after term, apart from this thread
+
     private volatile boolean closed;
 
     private volatile boolean yieldRequested;
 
-    /** Whether the thread waits for the lock (so a close may interrupt it); guarded by this. */
-    private boolean waiting;
+    private boolean waiting; // for the lock, so a close may interrupt it; guarded by this
 
     /** The lease while leader. */
     private volatile @Nullable LeaseHandle lease;
 
     /**
-     * @param service the lock service the campaign locks through
+     * @param service the lock service the candidate locks through
      * @param group the group
      * @param listener told when this instance becomes and stops being the leader
      * @param events the service's listener (the leader gauge)
-     * @param ended called once the campaign's thread ended
+     * @param ended called once the candidate's thread ended
      * @param closeTimeout how long {@link #close()} waits for the thread to release the lease
      */
-    Campaign(LockService service, String group, LeadershipListener listener, LockListener events,
-            Consumer<Campaign> ended, Duration closeTimeout) {
+    Candidate(LockService service, String group, LeadershipListener listener, LockListener events,
+            Consumer<Candidate> ended, Duration closeTimeout) {
         this.service = service;
         this.group = group;
-        this.lockName = lockName(group);
         this.listener = listener;
         this.events = events;
         this.ended = ended;
         this.closeTimeout = closeTimeout;
-        this.thread = new Thread(this::run, "distlock-campaign-" + group);
+        this.thread = new Thread(this::run, "distlock-leader-" + group);
         this.thread.setDaemon(true);
+        this.grantedCalls = Executors.newSingleThreadExecutor(runnable -> {
+            Thread granted = new Thread(runnable, "distlock-leader-" + group + "-granted");
+            granted.setDaemon(true);
+            return granted;
+        });
     }
 
     /**
@@ -117,6 +126,7 @@ final class Campaign implements Leadership {
             }
         }
         finally {
+            grantedCalls.shutdown();
             events.leadershipChanged(group, false, false);
             ended.accept(this);
         }
@@ -130,13 +140,15 @@ final class Campaign implements Leadership {
             }
             waiting = true;
         }
+        yieldRequested = false; // a yield is for a leadership held when it was asked for
         try {
-            Optional<LockHandle> granted = service.tryLock(lockName, LockOptions.defaults().withWaitTime(WAIT));
+            Optional<LockHandle> granted = service.tryLock(lockName(group), LockOptions.defaults()
+                    .withWaitTime(WAIT));
             return (LeaseHandle) granted.orElse(null);
         }
         catch (LockUnavailableException ex) {
             if (!closed) {
-                log.debug("Leadership campaign for '{}': the store did not answer, trying again: {}", group,
+                log.debug("Leadership candidate for '{}': the store did not answer, trying again: {}", group,
                         ex.getMessage());
                 LockSupport.parkNanos(this, RETRY_PAUSE.toNanos());
             }
@@ -158,12 +170,17 @@ final class Campaign implements Leadership {
         lease = granted;
         events.leadershipChanged(group, true, true);
         log.info("This instance leads '{}' (fencing token {})", group, granted.fencingToken());
-        try {
-            listener.granted(group, granted);
-        }
-        catch (RuntimeException ex) {
-            log.warn("Leadership listener failed on granted('{}'); still leader", group, ex);
-        }
+        Term term = new Term();
+        grantedCalls.execute(() -> {
+            if (term.startGranted()) {
+                try {
+                    listener.granted(group, granted);
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Leadership listener failed on granted('{}'); still leader", group, ex);
+                }
+            }
+        });
         while (!closed && !yieldRequested && granted.isHeld()) {
             LockSupport.parkNanos(this, LEASE_RECHECK.toNanos());
         }
@@ -176,11 +193,13 @@ final class Campaign implements Leadership {
         else {
             log.info("This instance gives up the leadership of '{}'", group);
         }
-        try {
-            listener.revoked(group);
-        }
-        catch (RuntimeException ex) {
-            log.warn("Leadership listener failed on revoked('{}')", group, ex);
+        if (term.revoke()) {
+            try {
+                listener.revoked(group);
+            }
+            catch (RuntimeException ex) {
+                log.warn("Leadership listener failed on revoked('{}')", group, ex);
+            }
         }
         boolean yielded = yieldRequested && !closed && !lost;
         yieldRequested = false;
@@ -193,6 +212,23 @@ final class Campaign implements Leadership {
         }
         if (yielded) {
             pauseAfterYield();
+        }
+    }
+
+    /** One leadership term's callbacks: {@code revoked} is told only when {@code granted} was. */
+    private static final class Term {
+        private enum Told { NOTHING, GRANTED, REVOKED }
+
+        private final AtomicReference<Told> told = new AtomicReference<>(Told.NOTHING);
+
+        /** @return false when the term was revoked before {@code granted} could start: it is not told */
+        boolean startGranted() {
+            return told.compareAndSet(Told.NOTHING, Told.GRANTED);
+        }
+
+        /** @return whether {@code granted} was told, so {@code revoked} must be */
+        boolean revoke() {
+            return told.getAndSet(Told.REVOKED) == Told.GRANTED;
         }
     }
 
@@ -228,6 +264,9 @@ final class Campaign implements Leadership {
 
     @Override
     public void yieldLeadership() {
+        if (lease == null) {
+            return; // not leader: nothing to give up, and nothing to remember for a later leadership (F11)
+        }
         yieldRequested = true;
         LockSupport.unpark(thread);
     }

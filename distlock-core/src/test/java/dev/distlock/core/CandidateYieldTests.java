@@ -23,7 +23,7 @@ import static org.awaitility.Awaitility.await;
  * and a wake-up meant for the leading loop (a yield arriving as the loop woke on its own) can be left over. The
  * listener here leaves one on purpose, so the test does not depend on that timing.
  */
-class CampaignYieldTests {
+class CandidateYieldTests {
 
     private final List<InMemoryLockStore> nodes = List.of(new InMemoryLockStore(), new InMemoryLockStore(),
             new InMemoryLockStore());

@@ -1,0 +1,119 @@
+package dev.distlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.LockHandle;
+import dev.distlock.leader.Leadership;
+import dev.distlock.leader.LeadershipListener;
+import dev.distlock.listener.LockListener;
+import dev.distlock.memory.InMemoryLockStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Leadership's promises of DESIGN §2 that review 4 found broken: {@code revoked} comes also while {@code granted}
+ * has not returned (F5), and a yield while not leader does nothing (F11).
+ */
+class LeadershipLifecycleTests {
+
+    private final InMemoryLockStore memory = new InMemoryLockStore();
+
+    private final List<StoreLockService> services = new ArrayList<>();
+
+    private final List<Leadership> candidates = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        candidates.forEach(Leadership::close);
+        services.forEach(StoreLockService::close);
+    }
+
+    private StoreLockService node() {
+        StoreLockService service = new StoreLockService(memory.connect(), LockConfig.defaults(), LockListener.NONE);
+        services.add(service);
+        service.start();
+        return service;
+    }
+
+    private Leadership campaign(StoreLockService node, LeadershipListener listener) {
+        Leadership leadership = node.campaign("jobs", listener);
+        candidates.add(leadership);
+        return leadership;
+    }
+
+    /** Counts the callbacks; {@code granted} blocks until {@code release} is counted down. */
+    private static final class Counting implements LeadershipListener {
+
+        final AtomicInteger granted = new AtomicInteger();
+
+        final AtomicInteger revoked = new AtomicInteger();
+
+        final CountDownLatch revokedCalled = new CountDownLatch(1);
+
+        volatile boolean revokedWhileGrantedRan;
+
+        private final boolean blockInGranted;
+
+        Counting(boolean blockInGranted) {
+            this.blockInGranted = blockInGranted;
+        }
+
+        @Override
+        public void granted(String group, LockHandle lease) {
+            granted.incrementAndGet();
+            if (blockInGranted) {
+                try {
+                    // The leader's work started inline, running for longer than it takes to lose the lease.
+                    revokedWhileGrantedRan = revokedCalled.await(20, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        @Override
+        public void revoked(String group) {
+            revoked.incrementAndGet();
+            revokedCalled.countDown();
+        }
+    }
+
+    @Test
+    void revokedComesWhileGrantedStillRuns() throws Exception {
+        StoreLockService node = node();
+        Counting listener = new Counting(true);
+        campaign(node, listener);
+        await().atMost(Duration.ofSeconds(10)).until(() -> listener.granted.get() == 1);
+
+        assertThat(node.forceRelease(Candidate.lockName("jobs"))).isTrue(); // the lease is lost now
+        assertThat(listener.revokedCalled.await(5, TimeUnit.SECONDS)).as("revoked while granted runs").isTrue();
+        await().atMost(Duration.ofSeconds(25)).until(() -> listener.revokedWhileGrantedRan);
+    }
+
+    @Test
+    void aYieldWhileNotLeaderDoesNothing() {
+        StoreLockService first = node();
+        StoreLockService second = node();
+        Counting leaderListener = new Counting(false);
+        Leadership leader = campaign(first, leaderListener);
+        await().atMost(Duration.ofSeconds(10)).until(leader::isLeader);
+        Counting waitingListener = new Counting(false);
+        Leadership waiting = campaign(second, waitingListener);
+
+        waiting.yieldLeadership(); // not leader: nothing to give up, and nothing to remember
+        leader.close();
+
+        await().atMost(Duration.ofSeconds(10)).until(waiting::isLeader);
+        await("stays leader").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(waiting::isLeader);
+        assertThat(waitingListener.revoked.get()).isZero();
+    }
+}
