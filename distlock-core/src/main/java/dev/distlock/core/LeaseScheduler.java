@@ -95,8 +95,8 @@ final class LeaseScheduler {
     void renew(StoreLease lease) {
         if (leases.add(lease)) {
             long deadline = lease.deadlineNanos();
-            if (guard == null || deadline - guardAtNanos < 0) {
-                armGuardAt(deadline);
+            if (guard == null || deadline - guardAtNanos < 0) { // the common case, a later deadline, takes no lock
+                armGuardBefore(deadline);
             }
         }
     }
@@ -178,8 +178,11 @@ final class LeaseScheduler {
         }
     }
 
-    /** (Re-)arms the guard at the earliest deadline of the renewed leases. */
-    private void armGuard() {
+    /**
+     * (Re-)arms the guard at the earliest deadline of the renewed leases. The scan runs under the lock, so a lease
+     * added meanwhile is either in it or compared with its result ({@link #armGuardBefore}).
+     */
+    private synchronized void armGuard() {
         long earliest = Long.MAX_VALUE;
         boolean any = false;
         for (StoreLease lease : leases) {
@@ -188,26 +191,25 @@ final class LeaseScheduler {
                 any = true;
             }
         }
-        if (any) {
-            armGuardAt(earliest);
-        }
-        else {
-            disarmGuard();
-        }
-    }
-
-    private synchronized void armGuardAt(long deadlineNanos) {
-        disarmGuard();
-        guardAtNanos = deadlineNanos;
-        guard = schedule(this::reportPastDeadlines, deadlineNanos - System.nanoTime());
-    }
-
-    private synchronized void disarmGuard() {
         ScheduledFuture<?> previous = guard;
         if (previous != null) {
             previous.cancel(false);
         }
-        guard = null;
+        guard = any ? schedule(this::reportPastDeadlines, earliest - System.nanoTime()) : null;
+        guardAtNanos = earliest;
+    }
+
+    /** Arms the guard at the deadline unless it is armed at an earlier one already. */
+    private synchronized void armGuardBefore(long deadlineNanos) {
+        ScheduledFuture<?> previous = guard;
+        if (previous != null && deadlineNanos - guardAtNanos >= 0) {
+            return;
+        }
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        guardAtNanos = deadlineNanos;
+        guard = schedule(this::reportPastDeadlines, deadlineNanos - System.nanoTime());
     }
 
     /** The guard: reports every lease whose deadline passed (at most once each: {@link StoreLease#end}). */

@@ -57,6 +57,17 @@ class HandOverTests {
         holder.close();
     }
 
+    /** When the waiter's last refusal came back ({@link System#nanoTime()}). */
+    private volatile long refusedAtNanos;
+
+    /**
+     * @return the store's clock now, as the waiter's store would tell it: its refusal's clock plus the time since
+     *         (so that the hand-over starts now however slowly a loaded machine runs the test)
+     */
+    private long storeClockNow() {
+        return REFUSED_AT + (System.nanoTime() - refusedAtNanos) / 1000;
+    }
+
     /** Whether the waiter's confirmations are never answered. */
     private volatile boolean confirmationsHang;
 
@@ -86,6 +97,7 @@ class HandOverTests {
                         return attempt;
                     }
                     waiterToken.set(request.ownerToken());
+                    refusedAtNanos = System.nanoTime();
                     refusals.incrementAndGet();
                     return Attempt.busy(attempt.retryAfterMillis(), REFUSED_AT);
                 });
@@ -137,7 +149,7 @@ class HandOverTests {
         Future<LockHandle> waiting = waiterRefusedOnce();
 
         long handedAt = System.nanoTime();
-        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, REFUSED_AT + 1, WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), storeClockNow(), storeClockNow(), WINDOW_MILLIS);
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         await("counted on no longer than the hand-over").atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
         await("reported lost by the deadline guard").atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
@@ -155,9 +167,9 @@ class HandOverTests {
         Future<LockHandle> waiting = waiterRefusedOnce();
 
         // Issued after the refusal, but the holder still holds the lock: the confirmation is refused.
-        events.get().handedOver("item", waiterToken.get(), REFUSED_AT + 1, REFUSED_AT + 1, WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), storeClockNow(), storeClockNow(), WINDOW_MILLIS);
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
-        assertThat(handed.fencingToken()).as("the hand-over's token").isEqualTo(REFUSED_AT + 1);
+        assertThat(handed.fencingToken()).as("the hand-over's token").isGreaterThan(REFUSED_AT);
         await("lost once the store refused the confirmation").atMost(Duration.ofSeconds(5))
                 .until(() -> !handed.isHeld());
         assertThat(held.isHeld()).isTrue();
@@ -180,7 +192,7 @@ class HandOverTests {
 
         long tokenAheadOfTheClock = REFUSED_AT + 10_000_000; // 10 s
         long handedAt = System.nanoTime();
-        events.get().handedOver("item", waiterToken.get(), tokenAheadOfTheClock, REFUSED_AT + 1, WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), tokenAheadOfTheClock, storeClockNow(), WINDOW_MILLIS);
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         assertThat(handed.fencingToken()).isEqualTo(tokenAheadOfTheClock);
         await("counted on no longer than the store's window").atMost(Duration.ofSeconds(5))

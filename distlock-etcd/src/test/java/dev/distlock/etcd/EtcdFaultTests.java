@@ -169,6 +169,34 @@ class EtcdFaultTests {
         }
     }
 
+    /**
+     * Review 4, F4: node a holds three fixed-lease jobs and is cut off from etcd. The first two expire and their
+     * deletes cannot reach etcd; the third still stops counting at its own deadline, so node a no longer counts on it
+     * when etcd lets node b in (before, the third's expiry waited behind the hanging deletes on the engine's two
+     * scheduler threads, and node a's handle said held for seconds after node b was granted).
+     */
+    @Test
+    void aCutOffHolderStopsCountingOnAFixedLeaseBeforeAnotherNodeIsGrantedIt() throws Exception {
+        int member = 0;
+        try (FaultProxy proxy = FaultProxy.start("etcd-m0", URI.create(cluster.endpoint(member)).getPort())) {
+            StoreLockService a = node(List.of("http://127.0.0.1:" + proxy.port()), Duration.ofSeconds(30),
+                    Duration.ofSeconds(2));
+            StoreLockService b = node(cluster.endpoints(), Duration.ofSeconds(30));
+            LockOptions shortLease = LockOptions.defaults().withLeaseTime(Duration.ofMillis(2500));
+            a.lock("job-1", shortLease);
+            a.lock("job-2", shortLease);
+            LockHandle third = a.lock("job-3", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(3)));
+            proxy.drop(); // node a reaches etcd no more: its deletes at the first two expiries hang
+
+            LockHandle taken = b.lock("job-3", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)));
+            boolean aStillCountedOnIt = third.isHeld();
+            assertThat(aStillCountedOnIt).as("node a counts on job-3 when node b is granted it").isFalse();
+            assertThat(taken.fencingToken()).isGreaterThan(third.fencingToken());
+            taken.unlock();
+            proxy.pass();
+        }
+    }
+
     @Test
     void theLockOfAKilledHolderJvmIsFreeAgainWithinItsLease() throws Exception {
         long leaseMillis = 2000;
