@@ -77,7 +77,7 @@ final class Campaign {
 
     private final LongAdder grants = new LongAdder();
 
-    /** Holds of this JVM's nodes in progress: holder thread to {node, start}. */
+    /** Holds of this JVM's nodes in progress: holder thread to {node, start, fixed}. */
     private final Map<String, Object[]> holding = new ConcurrentHashMap<>();
 
     private final LongAdder lostReported = new LongAdder();
@@ -282,6 +282,17 @@ final class Campaign {
         }
     }
 
+    /**
+     * @return a node of this JVM working under a fixed lease right now (F4 shows only on a node cut off while its
+     *         fixed lease runs out), else one 100 ms into any hold, else null; without waiting
+     */
+    private @org.jspecify.annotations.Nullable String fixedLeaseHolder() {
+        long now = System.nanoTime();
+        return holding.values().stream().filter(h -> (boolean) h[2]).map(h -> (String) h[0]).findFirst()
+                .orElseGet(() -> holding.values().stream().filter(h -> now - (long) h[1] > 100_000_000L)
+                        .map(h -> (String) h[0]).findFirst().orElse(null));
+    }
+
     /** The longest time in which no node was granted any lock: the worst unavailability of the run. */
     private long longestGapMillis() {
         long longest = 0;
@@ -301,9 +312,9 @@ final class Campaign {
     private LockLoop.Sink sink(String node, String holder) {
         return new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long startNanos) {
+            public void began(String name, long token, long startNanos, boolean fixed) {
                 // Recorded when the work ends (nothing here can crash in the middle); only kept to aim faults.
-                holding.put(holder, new Object[] { node, startNanos });
+                holding.put(holder, new Object[] { node, startNanos, fixed });
             }
 
             @Override
@@ -426,7 +437,8 @@ final class Campaign {
         if (topology.serverFaults().contains(kind)) {
             CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
                     ? topology.inject(kind, random, duration, busyNode())
-                    : topology.inject(kind, random, duration);
+                    : kind == FaultKind.PARTITION ? topology.inject(kind, random, duration, fixedLeaseHolder())
+                            : topology.inject(kind, random, duration);
             if (injected != null) {
                 return injected;
             }

@@ -38,7 +38,7 @@ public final class CampaignNodeMain {
         service.start();
         LockLoop.Sink sink = new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long startNanos) {
+            public void began(String name, long token, long startNanos, boolean fixed) {
                 out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos + " "
                         + Thread.currentThread().getName());
             }

@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 
 import dev.distlock.etcd.EtcdTestCluster;
 import dev.distlock.test.FaultProxy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Three etcd members started from the machine's binary (distlock-etcd's {@link EtcdTestCluster}: Debian's
@@ -60,15 +61,26 @@ final class EtcdTopology implements CampaignTopology {
     }
 
     @Override
-    public Injected inject(FaultKind kind, Random random, Duration duration) {
+    public Injected inject(FaultKind kind, Random random, Duration duration, @Nullable String busyNode) {
         if (kind == FaultKind.PARTITION) {
-            // One node from every member (F4); the others keep reaching etcd and are granted its locks.
+            // One node from every member (F4), aimed at a node working under a fixed lease when there is one; the
+            // others keep reaching etcd and are granted its locks.
             List<String> nodes = new ArrayList<>(links.nodes());
             Collections.sort(nodes);
-            String node = nodes.get(random.nextInt(nodes.size()));
+            int drawn = random.nextInt(nodes.size());
+            String node = busyNode != null ? busyNode : nodes.get(drawn);
             List<FaultProxy> cut = links.of(node);
             cut.forEach(FaultProxy::drop);
-            return new Injected("partition " + node + " from every etcd member", () -> cut.forEach(FaultProxy::pass));
+            return new Injected("partition " + node + " from every etcd member" + (busyNode != null
+                    ? " (it holds a lock)" : ""), () -> cut.forEach(FaultProxy::pass));
+        }
+        return inject(kind, random, duration);
+    }
+
+    @Override
+    public Injected inject(FaultKind kind, Random random, Duration duration) {
+        if (kind == FaultKind.PARTITION) {
+            return inject(kind, random, duration, null);
         }
         int member = random.nextInt(cluster.size());
         switch (kind) {

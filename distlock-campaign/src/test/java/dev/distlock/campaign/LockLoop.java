@@ -48,8 +48,12 @@ final class LockLoop implements Runnable {
     /** Where a loop reports. */
     interface Sink {
 
-        /** A grant, reported when the work under it begins (so that a crash in the middle still leaves a trace). */
-        void began(String name, long token, long startNanos);
+        /**
+         * A grant, reported when the work under it begins (so that a crash in the middle still leaves a trace).
+         *
+         * @param fixed whether it is on a fixed lease that its work outlasts
+         */
+        void began(String name, long token, long startNanos, boolean fixed);
 
         /**
          * The node learned, in the middle of the work, that the lease is lost (it stops working then, unless the work
@@ -161,7 +165,7 @@ final class LockLoop implements Runnable {
                 unlockQuietly(handle);
                 continue;
             }
-            sink.began(name, handle.fencingToken(), start);
+            sink.began(name, handle.fencingToken(), start, fixed);
             long countedOnUntil = hold(handle, name, holdMicros, fixed, start);
             long end = System.nanoTime();
             boolean reported = lost.reported(handle);
