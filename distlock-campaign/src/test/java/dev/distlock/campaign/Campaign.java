@@ -288,9 +288,15 @@ final class Campaign {
      */
     private @org.jspecify.annotations.Nullable String fixedLeaseHolder() {
         long now = System.nanoTime();
-        return holding.values().stream().filter(h -> (boolean) h[2]).map(h -> (String) h[0]).findFirst()
-                .orElseGet(() -> holding.values().stream().filter(h -> now - (long) h[1] > 100_000_000L)
-                        .map(h -> (String) h[0]).findFirst().orElse(null));
+        String fixed = holding.values().stream().filter(h -> (boolean) h[2]).map(h -> (String) h[0]).findFirst()
+                .orElse(null);
+        if (fixed != null) {
+            timeline.add(now / 1000 + " µs: " + fixed + " works under a fixed lease");
+            log.info("{}: {} works under a fixed lease: a partition is aimed at it", topology.name(), fixed);
+            return fixed;
+        }
+        return holding.values().stream().filter(h -> now - (long) h[1] > 100_000_000L).map(h -> (String) h[0])
+                .findFirst().orElse(null);
     }
 
     /** The longest time in which no node was granted any lock: the worst unavailability of the run. */

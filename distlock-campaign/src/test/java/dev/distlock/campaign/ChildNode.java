@@ -39,7 +39,10 @@ final class ChildNode implements AutoCloseable {
 
     private final Campaign.Recorder recorder;
 
-    /** Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost}. */
+    /**
+     * Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost, the last
+     * moment it counted on the lock before it was told}.
+     */
     private final Map<String, long[]> open = new ConcurrentHashMap<>();
 
     /** How soon after a thaw a frozen leader must be told; see the class comment. */
