@@ -148,6 +148,7 @@ public final class LockHistory {
      */
     public void assertConsistent() {
         List<String> problems = new ArrayList<>();
+        Set<Grant> flagged = Collections.newSetFromMap(new IdentityHashMap<>());
         Map<String, List<Grant>> byName = grants().stream()
                 .collect(Collectors.groupingBy(Grant::name, java.util.LinkedHashMap::new, Collectors.toList()));
         byName.forEach((name, list) -> {
@@ -160,8 +161,12 @@ public final class LockHistory {
                 for (int j = 0; j < i; j++) {
                     Grant earlier = list.get(j);
                     if (earlier.strict() && earlier.countedOnUntilNanos() > later.startNanos()) {
-                        problems.add("counted on after another holder began (not told before it): " + earlier
-                                + " and " + later);
+                        // Once per earlier grant (with the first holder that began too soon): a long hold counted
+                        // on too long would otherwise fill the report with every later grant of the name.
+                        if (flagged.add(earlier)) {
+                            problems.add("counted on after another holder began (not told before it): " + earlier
+                                    + " and " + later);
+                        }
                     }
                     else if (!earlier.strict() && earlier.endNanos() > later.startNanos() && !lost(earlier)) {
                         problems.add("overlap without a reported lease loss: " + earlier + " and " + later);
