@@ -28,8 +28,10 @@ import static org.awaitility.Awaitility.await;
  * unlock three names in a loop while a seeded nemesis injects one bounded fault after another; then every fault is
  * healed and the run checks:
  * <ul>
- * <li>safety, with {@link LockHistory}: no overlap unless the earlier holder was told its lease was lost, and
- * fencing tokens increasing in grant order;</li>
+ * <li>safety, with {@link LockHistory}: no holder counts on a lock (it was not told the lease was lost, expired
+ * or {@code isHeld()} false) after another holder began, also when its work outlasts a fixed lease; no leader is
+ * told {@code revoked} after another was told {@code granted}, unless its lease was reported lost before; fencing
+ * tokens increasing in grant order, of the locks and of the leadership's lease;</li>
  * <li>every failed call threw a typed exception ({@link FailureKind#UNTYPED} counts are violations);</li>
  * <li>liveness: once the faults stop, every node is granted a lock again within a minute.</li>
  * </ul>
@@ -75,10 +77,16 @@ final class Campaign {
 
     private final LongAdder grants = new LongAdder();
 
-    /** Holds of this JVM's nodes in progress: holder thread to {node, start}. */
+    /** Holds of this JVM's nodes in progress: holder thread to {node, start, fixed}. */
     private final Map<String, Object[]> holding = new ConcurrentHashMap<>();
 
     private final LongAdder lostReported = new LongAdder();
+
+    private final LongAdder fixedHolds = new LongAdder();
+
+    private final LongAdder terms = new LongAdder();
+
+    private final LongAdder termsLost = new LongAdder();
 
     private volatile boolean stopping;
 
@@ -103,13 +111,35 @@ final class Campaign {
     /** Where every node's grants and failures go. */
     final class Recorder {
 
-        void grant(String name, String node, long token, long startNanos, long endNanos, boolean lost) {
-            history.record(name, node, token, startNanos, endNanos, lost);
+        /**
+         * @param countedOnUntilNanos the last moment the holder was not told of a loss ({@code endNanos} if never)
+         * @param fixed whether the hold was on a fixed lease its work outlasts
+         */
+        void grant(String name, String node, long token, long startNanos, long endNanos, boolean lost,
+                long countedOnUntilNanos, boolean fixed) {
+            history.record(name, node, token, startNanos, endNanos, lost, countedOnUntilNanos);
             grants.increment();
             if (lost) {
                 lostReported.increment();
             }
+            if (fixed) {
+                fixedHolds.increment();
+            }
             grantsByNode.computeIfAbsent(node, n -> new AtomicLong()).incrementAndGet();
+        }
+
+        /**
+         * A leadership term, from {@code granted} to {@code revoked}, checked by the same history as the locks.
+         *
+         * @param countedOnUntilNanos {@code revokedNanos}, or the earlier report of the lease's loss
+         */
+        void term(String node, long token, long grantedNanos, long revokedNanos, long countedOnUntilNanos,
+                boolean lost) {
+            history.record(LeadershipWorker.TERM, node, token, grantedNanos, revokedNanos, lost, countedOnUntilNanos);
+            terms.increment();
+            if (lost) {
+                termsLost.increment();
+            }
         }
 
         void failure(String node, FailureKind kind, String detail) {
@@ -135,6 +165,7 @@ final class Campaign {
         List<StoreLockService> services = new ArrayList<>();
         List<StoreSpecs.Opened> opened = new ArrayList<>();
         List<Thread> workers = new ArrayList<>();
+        List<LeadershipWorker> candidates = new ArrayList<>();
         ChildNode child = null;
         long livenessMillis = -1;
         List<String> violations = new ArrayList<>();
@@ -156,6 +187,9 @@ final class Campaign {
                     worker.start();
                     workers.add(worker);
                 }
+                LeadershipWorker candidate = new LeadershipWorker(runSeed * 31 + n * 7 + 500, lost, termSink(node));
+                candidates.add(candidate);
+                candidate.start(service);
             }
             child = new ChildNode("jvm-0", recorder, topology.spec("jvm-0"), String.valueOf(THREADS),
                     String.valueOf(runSeed * 31 + 1000), String.valueOf(topology.leaseMillis()));
@@ -192,6 +226,9 @@ final class Campaign {
             for (Thread worker : workers) {
                 worker.join(TimeUnit.SECONDS.toMillis(30));
             }
+            for (LeadershipWorker candidate : candidates) {
+                candidate.close();
+            }
             if (child != null) {
                 child.close();
             }
@@ -218,7 +255,8 @@ final class Campaign {
             recoveries.forEach((kind, list) -> recoveryMillis.put(kind, List.copyOf(list)));
         }
         CampaignResult result = new CampaignResult(topology.name(), seed, faultPhase,
-                Duration.ofNanos(System.nanoTime() - started), grants.sum(), lostReported.sum(), longestGapMillis(),
+                Duration.ofNanos(System.nanoTime() - started), grants.sum(), lostReported.sum(), fixedHolds.sum(),
+                terms.sum(), termsLost.sum(), longestGapMillis(),
                 failureCounts,
                 faultCounts, recoveryMillis, livenessMillis, List.copyOf(nemesisErrors), violations,
                 topology.guarantee());
@@ -244,10 +282,28 @@ final class Campaign {
         }
     }
 
+    /**
+     * @return a node of this JVM working under a fixed lease right now (F4 shows only on a node cut off while its
+     *         fixed lease runs out), else one 100 ms into any hold, else null; without waiting
+     */
+    private @org.jspecify.annotations.Nullable String fixedLeaseHolder() {
+        long now = System.nanoTime();
+        String fixed = holding.values().stream().filter(h -> (boolean) h[2]).map(h -> (String) h[0]).findFirst()
+                .orElse(null);
+        if (fixed != null) {
+            timeline.add(now / 1000 + " µs: " + fixed + " works under a fixed lease");
+            log.info("{}: {} works under a fixed lease: a partition is aimed at it", topology.name(), fixed);
+            return fixed;
+        }
+        return holding.values().stream().filter(h -> now - (long) h[1] > 100_000_000L).map(h -> (String) h[0])
+                .findFirst().orElse(null);
+    }
+
     /** The longest time in which no node was granted any lock: the worst unavailability of the run. */
     private long longestGapMillis() {
         long longest = 0;
-        List<LockHistory.Grant> all = history.grants();
+        List<LockHistory.Grant> all = history.grants().stream()
+                .filter(grant -> LockLoop.NAMES.contains(grant.name())).toList();
         for (int i = 1; i < all.size(); i++) {
             longest = Math.max(longest, all.get(i).startNanos() - all.get(i - 1).startNanos());
         }
@@ -262,20 +318,21 @@ final class Campaign {
     private LockLoop.Sink sink(String node, String holder) {
         return new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long startNanos) {
+            public void began(String name, long token, long startNanos, boolean fixed) {
                 // Recorded when the work ends (nothing here can crash in the middle); only kept to aim faults.
-                holding.put(holder, new Object[] { node, startNanos });
+                holding.put(holder, new Object[] { node, startNanos, fixed });
             }
 
             @Override
-            public void lostNoticed(String name, long token) {
-                // Reported with the end of the work, which follows at once.
+            public void lostNoticed(String name, long token, long countedOnUntilNanos) {
+                // Reported with the end of the work (nothing here can crash in the middle).
             }
 
             @Override
-            public void ended(String name, long token, long startNanos, long endNanos, boolean lost) {
+            public void ended(String name, long token, long startNanos, long endNanos, boolean lost,
+                    long countedOnUntilNanos, boolean fixed) {
                 holding.remove(holder);
-                recorder.grant(name, node, token, startNanos, endNanos, lost);
+                recorder.grant(name, node, token, startNanos, endNanos, lost, countedOnUntilNanos, fixed);
             }
 
             @Override
@@ -287,6 +344,21 @@ final class Campaign {
             public void failed(Throwable failure) {
                 recorder.failure(holder, FailureKind.of(failure), failure.getClass().getName() + ": "
                         + failure.getMessage());
+            }
+        };
+    }
+
+    private LeadershipWorker.Sink termSink(String node) {
+        return new LeadershipWorker.Sink() {
+            @Override
+            public void granted(long token, long grantedNanos) {
+                // Recorded when the term ends (nothing here can crash in the middle).
+            }
+
+            @Override
+            public void revoked(long token, long grantedNanos, long revokedNanos, long countedOnUntilNanos,
+                    boolean lost) {
+                recorder.term(node, token, grantedNanos, revokedNanos, countedOnUntilNanos, lost);
             }
         };
     }
@@ -371,7 +443,8 @@ final class Campaign {
         if (topology.serverFaults().contains(kind)) {
             CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
                     ? topology.inject(kind, random, duration, busyNode())
-                    : topology.inject(kind, random, duration);
+                    : kind == FaultKind.PARTITION ? topology.inject(kind, random, duration, fixedLeaseHolder())
+                            : topology.inject(kind, random, duration);
             if (injected != null) {
                 return injected;
             }

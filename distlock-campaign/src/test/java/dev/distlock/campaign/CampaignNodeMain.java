@@ -8,8 +8,8 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 
 /**
- * A campaign node in a JVM of its own (a {@link dev.distlock.test.HolderJvm}): runs {@link LockLoop}s on a store
- * given by a {@link StoreSpecs spec} and prints every event as a line starting with {@value #PREFIX}, which the test
+ * A campaign node in a JVM of its own (a {@link dev.distlock.test.HolderJvm}): runs {@link LockLoop}s and a
+ * {@link LeadershipWorker} on a store given by a {@link StoreSpecs spec} and prints every event as a line starting with {@value #PREFIX}, which the test
  * JVM ({@link ChildNode}) turns into the history. Times are {@link System#nanoTime()}: on Linux it is
  * {@code CLOCK_MONOTONIC}, one clock for every process of the machine, so the test JVM can compare them with its
  * own.
@@ -38,19 +38,21 @@ public final class CampaignNodeMain {
         service.start();
         LockLoop.Sink sink = new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long startNanos) {
+            public void began(String name, long token, long startNanos, boolean fixed) {
                 out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos + " "
                         + Thread.currentThread().getName());
             }
 
             @Override
-            public void lostNoticed(String name, long token) {
-                out.println(PREFIX + "LOST " + name + " " + token);
+            public void lostNoticed(String name, long token, long countedOnUntilNanos) {
+                out.println(PREFIX + "LOST " + name + " " + token + " " + countedOnUntilNanos);
             }
 
             @Override
-            public void ended(String name, long token, long startNanos, long endNanos, boolean lostLease) {
-                out.println(PREFIX + "END " + name + " " + token + " " + startNanos + " " + endNanos + " " + lostLease);
+            public void ended(String name, long token, long startNanos, long endNanos, boolean lostLease,
+                    long countedOnUntilNanos, boolean fixed) {
+                out.println(PREFIX + "END " + name + " " + token + " " + startNanos + " " + endNanos + " " + lostLease
+                        + " " + countedOnUntilNanos + " " + fixed);
             }
 
             @Override
@@ -64,7 +66,21 @@ public final class CampaignNodeMain {
                         + String.valueOf(failure.getMessage()).replace('\n', ' '));
             }
         };
+        LeadershipWorker.Sink terms = new LeadershipWorker.Sink() {
+            @Override
+            public void granted(long token, long grantedNanos) {
+                out.println(PREFIX + "TERM_BEGIN " + token + " " + grantedNanos);
+            }
+
+            @Override
+            public void revoked(long token, long grantedNanos, long revokedNanos, long countedOnUntilNanos,
+                    boolean lostLease) {
+                out.println(PREFIX + "TERM_END " + token + " " + grantedNanos + " " + revokedNanos + " "
+                        + countedOnUntilNanos + " " + lostLease);
+            }
+        };
         out.println(PREFIX + "READY");
+        new LeadershipWorker(seed + 500, lost, terms).start(service);
         for (int t = 0; t < threads; t++) {
             Thread worker = new Thread(new LockLoop(service, seed + t, () -> false, sink, lost), "worker-" + t);
             worker.start();

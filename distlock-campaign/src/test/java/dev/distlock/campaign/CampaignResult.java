@@ -14,6 +14,9 @@ import java.util.stream.Collectors;
  * @param wallTime the whole run, start-up and liveness check included
  * @param grants grants recorded
  * @param lostReported grants whose holder was told the lease was lost
+ * @param fixedHolds grants on a fixed lease whose work outlasted it
+ * @param terms leadership terms ({@code granted} to {@code revoked}), checked with the grants
+ * @param termsLost terms whose lease was reported lost before {@code revoked}
  * @param longestGapMillis the longest time in which no node was granted any lock
  * @param failures failed calls by kind (timeouts include empty {@code tryLock}s)
  * @param faults faults injected by kind
@@ -24,9 +27,9 @@ import java.util.stream.Collectors;
  * @param guarantee what the topology guarantees
  */
 record CampaignResult(String store, long seed, Duration faultPhase, Duration wallTime, long grants,
-        long lostReported, long longestGapMillis, Map<FailureKind, Long> failures, Map<FaultKind, Long> faults,
-        Map<FaultKind, List<Long>> recoveryMillis, long livenessMillis, List<String> nemesisErrors,
-        List<String> violations, String guarantee) {
+        long lostReported, long fixedHolds, long terms, long termsLost, long longestGapMillis,
+        Map<FailureKind, Long> failures, Map<FaultKind, Long> faults, Map<FaultKind, List<Long>> recoveryMillis,
+        long livenessMillis, List<String> nemesisErrors, List<String> violations, String guarantee) {
 
     long operations() {
         return grants + failures.values().stream().mapToLong(Long::longValue).sum();
@@ -42,9 +45,10 @@ record CampaignResult(String store, long seed, Duration faultPhase, Duration wal
 
     String summary() {
         return String.format("Campaign %s seed %d: %d s of faults (%d s in all), %d operations, %d grants (%d "
-                + "reported lost), longest time without a grant %d ms, failures %s, faults %s, recovery ms {%s}, "
-                + "liveness %d ms, nemesis errors %d%s, violations %d%s", store, seed, faultPhase.toSeconds(),
-                wallTime.toSeconds(), operations(), grants, lostReported, longestGapMillis, failures, faults,
+                + "reported lost, %d on a fixed lease outlasted by the work), %d leadership terms (%d lost), longest "
+                + "time without a grant %d ms, failures %s, faults %s, recovery ms {%s}, liveness %d ms, nemesis "
+                + "errors %d%s, violations %d%s", store, seed, faultPhase.toSeconds(), wallTime.toSeconds(),
+                operations(), grants, lostReported, fixedHolds, terms, termsLost, longestGapMillis, failures, faults,
                 recoverySummary(), livenessMillis, nemesisErrors.size(), nemesisErrors.isEmpty() ? "" : " "
                         + nemesisErrors, violations.size(),
                 violations.isEmpty() ? "" : ":\n  " + String.join("\n  ", violations));
@@ -52,7 +56,8 @@ record CampaignResult(String store, long seed, Duration faultPhase, Duration wal
 
     /** @return a row of the table in docs/reliability.md */
     String markdownRow() {
-        return "| " + store + " | " + faultPhase.toSeconds() + " s | " + operations() + " | " + grants + " | "
+        return "| " + store + " | " + faultPhase.toSeconds() + " s | " + operations() + " | " + grants + " (fixed "
+                + fixedHolds + ", terms " + terms + ") | "
                 + faults.entrySet().stream().map(e -> e.getKey().name().toLowerCase() + " " + e.getValue())
                         .collect(Collectors.joining(", "))
                 + " | " + violations.size() + " | " + failures.get(FailureKind.UNAVAILABLE) + " | "

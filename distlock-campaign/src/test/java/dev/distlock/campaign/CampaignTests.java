@@ -99,4 +99,9 @@ class CampaignTests {
     void zooKeeperEnsemble() throws Exception {
         campaign("zookeeper", ZooKeeperEnsembleTopology::new);
     }
+
+    @Test
+    void etcd() throws Exception {
+        campaign("etcd", EtcdTopology::new);
+    }
 }

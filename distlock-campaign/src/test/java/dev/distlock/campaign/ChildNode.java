@@ -4,21 +4,30 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.distlock.test.HolderJvm;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The test JVM's side of a node in a child JVM: starts it ({@link HolderJvm}), turns its event lines into grants of
  * the {@link Campaign}'s history, and kills, pauses and restarts it for the nemesis. A grant whose JVM is killed in
- * the middle of the work is recorded as ending at the kill: a dead process does no more work.
+ * the middle of the work is recorded as ending at the kill: a dead process does no more work. So is a leadership
+ * term: a dead leader leads no more.
+ * <p>
+ * A frozen JVM (SIGSTOP) cannot be told anything: a leader frozen past its lease is told {@code revoked} only once
+ * thawed, while another node may lead already. A term told {@code revoked} (or of its loss) within
+ * {@link #TOLD_AFTER_THAW} of a thaw is therefore counted on until that freeze began; a later {@code revoked}
+ * stays late. (A lock holder needs no such rule: it looks at {@code isHeld()}, which a thawed JVM answers at once.)
  */
 final class ChildNode implements AutoCloseable {
 
@@ -30,8 +39,20 @@ final class ChildNode implements AutoCloseable {
 
     private final Campaign.Recorder recorder;
 
-    /** Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost}. */
+    /**
+     * Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost, the last
+     * moment it counted on the lock before it was told}.
+     */
     private final Map<String, long[]> open = new ConcurrentHashMap<>();
+
+    /** How soon after a thaw a frozen leader must be told; see the class comment. */
+    static final long TOLD_AFTER_THAW = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /** The leadership term in progress: {token, granted}, or null. */
+    private volatile long @Nullable [] term;
+
+    /** The freezes so far: {frozen after, thawed before} ({@link System#nanoTime()}), the last one open until thawed. */
+    private final List<long[]> freezes = new CopyOnWriteArrayList<>();
 
     private volatile HolderJvm jvm;
 
@@ -82,19 +103,29 @@ final class ChildNode implements AutoCloseable {
             }
             return;
         }
-        String[] f = line.substring(CampaignNodeMain.PREFIX.length()).split(" ", 7);
+        String[] f = line.substring(CampaignNodeMain.PREFIX.length()).split(" ");
         switch (f[0]) {
-            case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]), 0 });
+            case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]), 0,
+                    0 });
             case "LOST" -> {
                 long[] grant = open.get(f[1] + "/" + f[2]);
                 if (grant != null) {
                     grant[2] = 1;
+                    grant[3] = Long.parseLong(f[3]);
                 }
             }
             case "END" -> {
                 open.remove(f[1] + "/" + f[2]);
                 recorder.grant(f[1], node, Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                        Boolean.parseBoolean(f[5]));
+                        Boolean.parseBoolean(f[5]), Long.parseLong(f[6]), Boolean.parseBoolean(f[7]));
+            }
+            case "TERM_BEGIN" -> term = new long[] { Long.parseLong(f[1]), Long.parseLong(f[2]) };
+            case "TERM_END" -> {
+                term = null;
+                long granted = Long.parseLong(f[2]);
+                long told = Long.parseLong(f[4]);
+                recorder.term(node, Long.parseLong(f[1]), granted, Long.parseLong(f[3]), toldAfterFreeze(granted,
+                        told), Boolean.parseBoolean(f[5]));
             }
             case "FAIL" -> recorder.failure(node, FailureKind.valueOf(f[1]), f.length > 2
                     ? String.join(" ", java.util.Arrays.copyOfRange(f, 2, f.length)) : "");
@@ -118,8 +149,13 @@ final class ChildNode implements AutoCloseable {
         }
         // A hold cut by the kill ends at the kill; it counts as reported lost only if the JVM said so before.
         open.forEach((key, value) -> recorder.grant(key.substring(0, key.indexOf('/')), node, value[0], value[1], now,
-                value[2] == 1));
+                value[2] == 1, value[2] == 1 ? value[3] : now, false));
         open.clear();
+        long[] cut = term;
+        term = null;
+        if (cut != null) {
+            recorder.term(node, cut[0], cut[1], now, now, false);
+        }
     }
 
     /** Starts a new JVM in place of a killed one. */
@@ -129,14 +165,29 @@ final class ChildNode implements AutoCloseable {
 
     void pause() {
         jvm.pause();
+        freezes.add(new long[] { System.nanoTime(), Long.MAX_VALUE });
         paused = true;
     }
 
     void resume() {
         if (paused) {
+            freezes.get(freezes.size() - 1)[1] = System.nanoTime();
             jvm.resume();
             paused = false;
         }
+    }
+
+    /**
+     * @return when a leader granted then and told at {@code told} counted on its term until: the start of a freeze
+     *         of the term that {@code told} followed within {@link #TOLD_AFTER_THAW} of the thaw, else {@code told}
+     */
+    private long toldAfterFreeze(long granted, long told) {
+        for (long[] freeze : freezes) {
+            if (freeze[0] > granted && freeze[1] <= told && told - freeze[1] <= TOLD_AFTER_THAW) {
+                return freeze[0];
+            }
+        }
+        return told;
     }
 
     boolean isAlive() {

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.etcd.EtcdLockConfig;
+import dev.distlock.etcd.EtcdLockStore;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.redis.RedlockConfig;
@@ -43,6 +45,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
  * <li>{@code jdbc|url|table}</li>
  * <li>{@code zookeeper|connectString|basePath}</li>
+ * <li>{@code etcd|http://host:port,http://host:port}</li>
  * </ul>
  * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout, a 4 s ZooKeeper
  * session.
@@ -120,9 +123,13 @@ final class StoreSpecs {
                         .withCommandTimeout(COMMAND_TIMEOUT));
                 return new Opened(store, List.of());
             }
+            case "etcd":
+                return new Opened(EtcdLockStore.connect(EtcdLockConfig.defaults()
+                        .withEndpoints(List.of(parts[1].split(","))).withKeyPrefix(KEY_PREFIX)
+                        .withCommandTimeout(COMMAND_TIMEOUT)), List.of());
             default:
                 throw new IllegalArgumentException("Unknown store spec '" + spec + "': expected redis|, sentinel|, "
-                        + "cluster|, redlock|, jdbc| or zookeeper|");
+                        + "cluster|, redlock|, jdbc|, zookeeper| or etcd|");
         }
     }
 

@@ -28,6 +28,13 @@ import static org.assertj.core.api.Assertions.fail;
  * The recorded interval is the work itself (after the acquire returned, before the unlock), which lies inside the
  * store's hold: with mutual exclusion two such intervals cannot overlap, whatever the clocks of the stores.
  * Register {@link #listener()} with every node's lock service so that lease losses are known.
+ * <p>
+ * A grant recorded with the moment its holder last counted on it
+ * ({@link #record(String, String, long, long, long, boolean, long)}) is checked more strictly: its work may go on
+ * past its lease (a fixed lease whose work lasts longer), but no later grant of the name may begin before that
+ * moment, i.e. the holder must have been told (listener, or {@link LockHandle#isHeld()} false) before another
+ * holder began. The same check covers leadership terms recorded as grants: from {@code granted} to {@code revoked},
+ * counted on until {@code revoked} or an earlier report of the lease's loss.
  */
 public final class LockHistory {
 
@@ -69,7 +76,7 @@ public final class LockHistory {
         }
         finally {
             long end = System.nanoTime();
-            grants.add(new Grant(handle.name(), node, handle.fencingToken(), start, end, handle));
+            grants.add(new Grant(handle.name(), node, handle.fencingToken(), start, end, handle, end));
         }
     }
 
@@ -98,7 +105,27 @@ public final class LockHistory {
      * @param lost whether its lease was reported lost
      */
     public void record(String name, String node, long fencingToken, long startNanos, long endNanos, boolean lost) {
-        grants.add(new Grant(name, node, fencingToken, startNanos, endNanos, lost ? LOST_MARK : null));
+        grants.add(new Grant(name, node, fencingToken, startNanos, endNanos, lost ? LOST_MARK : null, endNanos));
+    }
+
+    /**
+     * Records a grant observed elsewhere, with the last moment its holder counted on it: no later grant of the name
+     * may begin before that moment, whether or not the loss was reported by the end of the work.
+     *
+     * @param name the lock name
+     * @param node the holder
+     * @param fencingToken its token
+     * @param startNanos when the work began ({@link System#nanoTime()} of this JVM)
+     * @param endNanos when it ended (may be after the lease ended: the work of a fixed lease can outlast it)
+     * @param lost whether its lease was reported lost (counted, not used by the check)
+     * @param countedOnUntilNanos the last moment the holder still counted on the lock: when it last saw
+     *        {@link LockHandle#isHeld()} true (taken before that call), or was last told it led; {@code endNanos}
+     *        when it was never told otherwise
+     */
+    public void record(String name, String node, long fencingToken, long startNanos, long endNanos, boolean lost,
+            long countedOnUntilNanos) {
+        grants.add(new Grant(name, node, fencingToken, startNanos, endNanos, lost ? LOST_MARK : null,
+                Math.min(endNanos, countedOnUntilNanos), true));
     }
 
     private static final Object LOST_MARK = new Object();
@@ -121,6 +148,7 @@ public final class LockHistory {
      */
     public void assertConsistent() {
         List<String> problems = new ArrayList<>();
+        Set<Grant> flagged = Collections.newSetFromMap(new IdentityHashMap<>());
         Map<String, List<Grant>> byName = grants().stream()
                 .collect(Collectors.groupingBy(Grant::name, java.util.LinkedHashMap::new, Collectors.toList()));
         byName.forEach((name, list) -> {
@@ -132,7 +160,15 @@ public final class LockHistory {
                 }
                 for (int j = 0; j < i; j++) {
                     Grant earlier = list.get(j);
-                    if (earlier.endNanos() > later.startNanos() && !lost(earlier)) {
+                    if (earlier.strict() && earlier.countedOnUntilNanos() > later.startNanos()) {
+                        // Once per earlier grant (with the first holder that began too soon): a long hold counted
+                        // on too long would otherwise fill the report with every later grant of the name.
+                        if (flagged.add(earlier)) {
+                            problems.add("counted on after another holder began (not told before it): " + earlier
+                                    + " and " + later);
+                        }
+                    }
+                    else if (!earlier.strict() && earlier.endNanos() > later.startNanos() && !lost(earlier)) {
                         problems.add("overlap without a reported lease loss: " + earlier + " and " + later);
                     }
                 }
@@ -158,14 +194,23 @@ public final class LockHistory {
      * @param startNanos when its work began
      * @param endNanos when its work ended
      * @param handle the handle (identity, for lease-loss reports), or a marker
+     * @param countedOnUntilNanos the last moment the holder counted on it ({@code endNanos} unless recorded)
+     * @param strict whether the check uses {@code countedOnUntilNanos} rather than the loss report
      */
     public record Grant(String name, String node, long fencingToken, long startNanos, long endNanos,
-            @Nullable Object handle) {
+            @Nullable Object handle, long countedOnUntilNanos, boolean strict) {
+
+        Grant(String name, String node, long fencingToken, long startNanos, long endNanos, @Nullable Object handle,
+                long countedOnUntilNanos) {
+            this(name, node, fencingToken, startNanos, endNanos, handle, countedOnUntilNanos, false);
+        }
 
         @Override
         public String toString() {
             return "[" + name + " by " + node + ", token " + fencingToken + ", " + startNanos / 1000 + "-"
-                    + endNanos / 1000 + " µs]";
+                    + endNanos / 1000 + " µs" + (strict && countedOnUntilNanos != endNanos
+                            ? ", counted on until " + countedOnUntilNanos / 1000 + " µs" : "")
+                    + "]";
         }
     }
 }
