@@ -50,7 +50,7 @@ class GettingStartedTests {
 
     private static final Path README = Path.of("README.md");
 
-    private static final Pattern CURL = Pattern.compile("curl -s (?:-X (\\w+) )?'?(localhost:(\\d+)[^' ]*)'?");
+    private static final Pattern CURL = Pattern.compile("curl -s -w '\\\\n' (?:-X (\\w+) )?'?(localhost:(\\d+)[^' ]*)'?");
 
     @Test
     void theReadmeCallsAnswerWhatTheReadmeShowsAndTwoInstancesTakeTurns() throws Exception {
@@ -110,6 +110,21 @@ class GettingStartedTests {
                 .contains("\"dev.distlock:distlock-spring-boot-starter\"")
                 .contains("\"org.springframework.boot:spring-boot-starter-web\"")
                 .contains("\"org.springframework.boot:spring-boot-starter-actuator\"");
+    }
+
+    @Test
+    void theRedisWithoutDockerIsTheBinaryInTheEmbeddedRedisJarOfThisBuild() throws Exception {
+        String pom = Files.readString(DocFiles.project().resolve("pom.xml"));
+        Matcher version = Pattern.compile("<embedded-redis.version>([^<]+)</embedded-redis.version>").matcher(pom);
+        assertThat(version.find()).as("embedded-redis.version in pom.xml").isTrue();
+        String v = version.group(1);
+        Matcher command = Pattern.compile("unzip -p ~/\\.m2/repository/(\\S+) (\\S+) > redis-server")
+                .matcher(DocFiles.block(README, "run", "redis-from-the-maven-repository"));
+        assertThat(command.find()).as("the README's unzip command").isTrue();
+        assertThat(command.group(1))
+                .isEqualTo("com/github/codemonstur/embedded-redis/" + v + "/embedded-redis-" + v + ".jar");
+        assertThat(GettingStartedTests.class.getClassLoader().getResource(command.group(2)))
+                .as("the binary " + command.group(2) + " in the embedded-redis jar").isNotNull();
     }
 
     private static Path quickStart(String file) {
