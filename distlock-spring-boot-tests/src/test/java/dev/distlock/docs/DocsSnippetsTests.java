@@ -44,6 +44,16 @@ class DocsSnippetsTests {
     }
 
     @Test
+    void theReadmeIsAFrontDoorThatOpensWithTheSampleAndTheTestCommand() {
+        String readme = DocFiles.read(Path.of("README.md"));
+        assertThat(readme.lines().count()).as("README.md lines (DESIGN: at most 300)").isLessThanOrEqualTo(300);
+        List<String> firstBlocks = readme.lines().limit(25).filter(line -> line.startsWith("./mvnw")).toList();
+        assertThat(firstBlocks).containsExactly("./mvnw -B -pl sample-app -am spring-boot:run", "./mvnw -B verify");
+        assertThat(DocFiles.read(Path.of(".ci/run")).lines()).as(".ci/run runs the README's test command")
+                .contains("./mvnw -B verify");
+    }
+
+    @Test
     void theReadmeQuickStartShowsTheCompiledSources() {
         List<String> named = DocFiles.blocks(Path.of("README.md")).stream()
                 .filter(block -> block.kind().equals("snippet")).map(DocFiles.Block::name).toList();
