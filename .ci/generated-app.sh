@@ -1,31 +1,76 @@
 #!/usr/bin/env bash
-# Builds a new Spring Boot application from the README's "Getting started" snippets, as a developer who has never
-# seen the project would, against the distlock artifacts in the local Maven repository (run `./mvnw install` first),
-# and runs it: its test starts the application on a random port with a real Redis (@DistlockTest), calls the
-# locked method from many threads and reads the actuator endpoint and metric the README shows.
+# Follows the README's quick start as a new user would, against the distlock artifacts in the local Maven repository
+# (run `./mvnw install` first), and checks that it ends where the README says:
+#   1. a new Maven project: what start.spring.io generates for a Spring Boot application (the parent POM, Java 17,
+#      the @SpringBootApplication class, the spring-boot-maven-plugin), plus EXACTLY the README's snippets, taken from
+#      README.md by their markers: its <dependencyManagement>/<dependencies>, application.yml and every Java file it
+#      shows. Nothing else is added: a README snippet this script does not know, or one it expects and the README
+#      lacks, fails the run;
+#   2. a Redis as the README says to get one without Docker: its `redis-server --port 6379 --save ''` with the
+#      redis-server on the PATH (Debian's package), or else the README's route for a machine without a package
+#      manager (the Redis 6.2 binary from the embedded-redis jar in the Maven repository);
+#   3. the application started twice (java -jar of the jar `./mvnw spring-boot:run` would run; the second with the
+#      README's --server.port argument), and the README's curl calls, comparing each answer with the JSON the README
+#      shows after it (.../docs/ExpectedJson.java: same fields and values; fencing tokens and timer values only numbers).
+# The README's ports (6379, 8080, 8081) are replaced by free ones: the machine may run a Redis or an application.
+# The Maven repository is the one Maven uses: -Dmaven.repo.local from MAVEN_ARGS or MAVEN_OPTS, else ~/.m2/repository
+# (for example: MAVEN_ARGS=-Dmaven.repo.local=/path/to/repo bash .ci/generated-app.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-APP="$(mktemp -d)/demo"
+README="$ROOT/README.md"
+WORK="$(mktemp -d)"
+APP="$WORK/demo"
 PKG="$APP/src/main/java/com/example/demo"
-TEST="$APP/src/test/java/com/example/demo"
-mkdir -p "$PKG" "$TEST" "$APP/src/main/resources"
+mkdir -p "$PKG" "$APP/src/main/resources"
+PIDS=()
+cleanup() { # the processes this script started, by id: the instances, the Redis and the subshell that started it
+    for pid in "${PIDS[@]:-}"; do
+        [ -n "$pid" ] || continue
+        for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do kill "$child" 2>/dev/null || true; done
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT
 
-# The code block after the line "<!-- snippet: <id> -->" in the README, without its fences.
-snippet() {
-    awk -v id="$1" '
-        $0 == "<!-- snippet: " id " -->" { found = 1; next }
+# The code block after the line "<!-- <kind>: <name> -->" in the README, without its fences.
+block() {
+    awk -v marker="<!-- $1: $2 -->" '
+        $0 == marker { found = 1; next }
         found == 1 && /^```/ { found = 2; next }
         found == 2 && /^```/ { exit }
         found == 2 { print }
-    ' "$ROOT/README.md"
+    ' "$README"
 }
-for id in getting-started-maven getting-started-yml getting-started-service; do
-    [ -n "$(snippet "$id")" ] || { echo "README.md has no snippet $id" >&2; exit 1; }
-done
+# What the README's snippet markers name, in order.
+snippets() { sed -n 's/^<!-- snippet: \(.*\) -->$/\1/p' "$README"; }
 
+repo="$(printf '%s %s\n' "${MAVEN_ARGS:-}" "${MAVEN_OPTS:-}" | grep -o -- '-Dmaven.repo.local=[^ ]*' | head -1 | cut -d= -f2- || true)"
+repo="${repo:-$HOME/.m2/repository}"
+echo "Maven repository: $repo"
+
+# ---- 1. The project ------------------------------------------------------------------------------------------------
 BOOT_VERSION="$(sed -n 's:.*<spring-boot.version>\(.*\)</spring-boot.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
-{
-    cat <<POM
+dependencies="" yml="" java_files=0
+while read -r ref; do
+    file="${ref%%#*}"
+    text="$(block snippet "$ref")"
+    [ -n "$text" ] || { echo "README.md: the snippet $ref has no code block" >&2; exit 1; }
+    case "$file" in
+        */pom-dependencies.xml) dependencies="$text" ;;
+        */application.yml) yml="$text" ;;
+        *.java)
+            name="$(basename "$file")"
+            { echo "package com.example.demo;"; echo; printf '%s\n' "$text"; } > "$PKG/$name"
+            java_files=$((java_files + 1)) ;;
+        *) echo "README.md shows a snippet this script does not know where to put: $ref" >&2; exit 1 ;;
+    esac
+done < <(snippets)
+[ -n "$dependencies" ] || { echo "README.md has no Maven dependencies snippet" >&2; exit 1; }
+[ -n "$yml" ] || { echo "README.md has no application.yml snippet" >&2; exit 1; }
+[ "$java_files" -ge 2 ] || { echo "README.md shows $java_files Java files, expected the service and its caller" >&2; exit 1; }
+
+cat > "$APP/pom.xml" <<POM
 <?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
     <modelVersion>4.0.0</modelVersion>
@@ -40,29 +85,7 @@ BOOT_VERSION="$(sed -n 's:.*<spring-boot.version>\(.*\)</spring-boot.version>.*:
     <properties>
         <java.version>17</java.version>
     </properties>
-POM
-    # The README's dependencies, then what a web application with actuator and tests adds.
-    snippet getting-started-maven | sed '$d'
-    cat <<POM
-    <dependency>
-        <groupId>org.springframework.boot</groupId>
-        <artifactId>spring-boot-starter-web</artifactId>
-    </dependency>
-    <dependency>
-        <groupId>org.springframework.boot</groupId>
-        <artifactId>spring-boot-starter-actuator</artifactId>
-    </dependency>
-    <dependency>
-        <groupId>org.springframework.boot</groupId>
-        <artifactId>spring-boot-starter-test</artifactId>
-        <scope>test</scope>
-    </dependency>
-    <dependency>
-        <groupId>dev.distlock</groupId>
-        <artifactId>distlock-test</artifactId>
-        <scope>test</scope>
-    </dependency>
-</dependencies>
+$dependencies
     <build>
         <plugins>
             <plugin>
@@ -73,10 +96,7 @@ POM
     </build>
 </project>
 POM
-} > "$APP/pom.xml"
-
-snippet getting-started-yml > "$APP/src/main/resources/application.yml"
-{ echo "package com.example.demo;"; echo; snippet getting-started-service; } > "$PKG/StockService.java"
+printf '%s\n' "$yml" > "$APP/src/main/resources/application.yml"
 cat > "$PKG/DemoApplication.java" <<'JAVA'
 package com.example.demo;
 
@@ -91,88 +111,93 @@ public class DemoApplication {
     }
 }
 JAVA
-cat > "$TEST/DemoApplicationTests.java" <<'JAVA'
-package com.example.demo;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+echo "Building a new application from the README's quick start in $APP (Spring Boot $BOOT_VERSION)"
+(cd "$APP" && "$ROOT/mvnw" -B -q package)
+JAR="$APP/target/demo-0.0.1-SNAPSHOT.jar"
+ls "$JAR" >/dev/null
 
-import dev.distlock.LockHandle;
-import dev.distlock.LockService;
-import dev.distlock.test.DistlockTest;
-import org.junit.jupiter.api.Test;
-
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@DistlockTest
-class DemoApplicationTests {
-
-    @Autowired
-    StockService stock;
-
-    @Autowired
-    LockService locks;
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Test
-    void oneDeductionAtATime() throws Exception {
-        List<Callable<Integer>> buyers = new ArrayList<>();
-        for (int i = 0; i < 150; i++) {
-            buyers.add(() -> stock.deduct(42, 1));
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(12);
-        int sold = 0;
-        for (Future<Integer> buyer : pool.invokeAll(buyers)) {
-            try {
-                buyer.get();
-                sold++;
-            }
-            catch (ExecutionException soldOut) {
-                assertThat(soldOut.getCause()).hasMessageContaining("sold out");
-            }
-        }
-        pool.shutdown();
-        assertThat(sold).isEqualTo(100);
-        // Every call took the lock "stock:42": the meter of the lock group "stock" counts 150 acquisitions.
-        assertThat(get("/actuator/metrics/distlock.acquire?tag=lock:stock&tag=result:acquired"))
-                .contains("\"value\":150.0");
-    }
-
-    @Test
-    void theActuatorShowsTheLocks() throws Exception {
-        try (LockHandle held = locks.lock("demo:7")) {
-            assertThat(get("/actuator/distlock")).contains("\"demo:7\"");
-        }
-        assertThat(get("/actuator/metrics/distlock.acquire")).contains("\"COUNT\"");
-    }
-
-    private String get(String path) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(path).isEqualTo(200);
-        return response.body();
-    }
+free_port() {
+    java "$ROOT/.ci/FreePort.java"
 }
-JAVA
 
-echo "Building and testing a new application from the README snippets in $APP (Spring Boot $BOOT_VERSION)"
-(cd "$APP" && "$ROOT/mvnw" -B -q verify)
-ls "$APP"/target/demo-0.0.1-SNAPSHOT.jar >/dev/null
-echo "The README's Getting started application builds, locks and shows its locks"
+# ---- 2. Redis, without Docker, as the README says ------------------------------------------------------------------
+REDIS_PORT="$(free_port)"
+if command -v redis-server >/dev/null 2>&1; then
+    command="$(block run redis-without-docker)"
+    echo "Redis as the README says without Docker ($(redis-server --version | cut -d' ' -f3)): $command"
+    (cd "$WORK" && eval "${command//6379/$REDIS_PORT}") >"$WORK/redis.log" 2>&1 &
+else
+    command="$(block run redis-from-the-maven-repository)"
+    command="${command//\~\/.m2\/repository/$repo}"
+    echo "No redis-server on the PATH: the README's route without a package manager: $command"
+    (cd "$WORK" && eval "${command//6379/$REDIS_PORT}") >"$WORK/redis.log" 2>&1 &
+fi
+PIDS+=("$!")
+for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$REDIS_PORT") 2>/dev/null; then break; fi
+    sleep 0.1
+done
+(exec 3<>"/dev/tcp/127.0.0.1/$REDIS_PORT") 2>/dev/null || { cat "$WORK/redis.log" >&2; echo "Redis did not start" >&2; exit 1; }
+
+# ---- 3. Two instances and the README's calls -----------------------------------------------------------------------
+PORT_8080="$(free_port)"
+PORT_8081="$(free_port)"
+start_instance() { # <port> <log> [README arguments...]
+    local port="$1" log="$2"
+    shift 2
+    java -jar "$JAR" "$@" --server.port="$port" --spring.data.redis.port="$REDIS_PORT" >"$log" 2>&1 &
+    PIDS+=("$!")
+}
+wait_for() { # <port> <log>
+    for _ in $(seq 1 120); do
+        if curl -s -o /dev/null "localhost:$1/actuator/health"; then return 0; fi
+        sleep 0.5
+    done
+    tail -50 "$2" >&2
+    echo "The application on port $1 did not start" >&2
+    exit 1
+}
+# A README call with the README's ports replaced by this run's.
+local_ports() { local c="${1//localhost:8080/localhost:$PORT_8080}"; printf '%s' "${c//localhost:8081/localhost:$PORT_8081}"; }
+
+# Runs the calls of a README run block: each "curl ..." line, compared with the "# {...}" lines after it.
+check_calls() { # <run block name>
+    local calls="$1" line="" command="" expected actual
+    expected="$WORK/expected" actual="$WORK/actual"
+    flush() {
+        [ -n "$command" ] || return 0
+        echo "\$ $command"
+        (eval "$(local_ports "$command")") > "$actual" # a subshell: its `wait` waits for its own calls only
+        echo >> "$actual"
+        local order=""
+        case "$command" in *" & "*) order="--any-order" ;; esac
+        java "$ROOT/distlock-spring-boot-tests/src/test/java/dev/distlock/docs/ExpectedJson.java" \
+            "$expected" "$actual" $order
+        command=""
+    }
+    while IFS= read -r line; do
+        case "$line" in
+            curl\ *) flush; command="$line"; : > "$expected" ;;
+            "# "*) printf '%s\n' "${line#\# }" >> "$expected" ;;
+            ./mvnw\ spring-boot:run*)
+                flush
+                args="${line#*-Dspring-boot.run.arguments=}"
+                port="${args#--server.port=}"
+                [ "$port" = 8081 ] || { echo "README.md starts an instance this script does not know: $line" >&2; exit 1; }
+                echo "\$ $line   (here: java -jar, port $PORT_8081)"
+                start_instance "$PORT_8081" "$WORK/app-8081.log"
+                wait_for "$PORT_8081" "$WORK/app-8081.log" ;;
+            "") ;;
+            *) echo "README.md block $calls has a line this script does not know: $line" >&2; exit 1 ;;
+        esac
+    done < <(block run "$calls")
+    flush
+}
+
+echo "Starting the application (port $PORT_8080 for the README's 8080, Redis on $REDIS_PORT)"
+start_instance "$PORT_8080" "$WORK/app-8080.log"
+wait_for "$PORT_8080" "$WORK/app-8080.log"
+check_calls one-instance
+check_calls two-instances
+echo "The README's quick start builds, runs on two instances and answers as the README shows"

@@ -14,12 +14,12 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
 import dev.distlock.embedded.RedisServerProcess;
 
 /**
- * Runs every workload against every contender on one Redis server and writes {@code docs/benchmarks.md}.
+ * Runs every workload against every contender on one Redis server and writes {@code docs/engineering/benchmarks.md}.
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
  * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
- * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper,etcd,etcd-3] [--out docs/benchmarks.md]
+ * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,zookeeper,etcd,etcd-3] [--out docs/engineering/benchmarks.md]
  * [--note "..."]}
  * <p>
  * Workload K (the sample's flash sale) runs only when named, e.g. {@code --workloads K}: it starts the sample app's
@@ -73,7 +73,7 @@ public final class BenchmarkMain {
         // Found before anything starts: a missing jar should fail the run at once, not after the other workloads.
         Path sampleJar = settings.workloads().contains("K") ? FlashSaleWorkload.sampleJar(options.get("sample-jar"))
                 : null;
-        Path out = Path.of(options.getOrDefault("out", quick ? "target/benchmarks-quick.md" : "docs/benchmarks.md"));
+        Path out = Path.of(options.getOrDefault("out", quick ? "target/benchmarks-quick.md" : "docs/engineering/benchmarks.md"));
 
         Map<String, LockContender> all = allContenders();
         List<LockContender> contenders = new ArrayList<>();

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Renders the results of a run as Markdown ({@code docs/benchmarks.md}). */
+/** Renders the results of a run as Markdown ({@code docs/engineering/benchmarks.md}). */
 final class Report {
 
     static final String DISTLOCK = "distlock LockService";

@@ -54,7 +54,7 @@ record CampaignResult(String store, long seed, Duration faultPhase, Duration wal
                 violations.isEmpty() ? "" : ":\n  " + String.join("\n  ", violations));
     }
 
-    /** @return a row of the table in docs/reliability.md */
+    /** @return a row of the table in docs/engineering/reliability.md */
     String markdownRow() {
         return "| " + store + " | " + faultPhase.toSeconds() + " s | " + operations() + " | " + grants + " (fixed "
                 + fixedHolds + ", terms " + terms + ") | "

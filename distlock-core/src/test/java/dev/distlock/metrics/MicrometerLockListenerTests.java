@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Unit tests of the mapping from engine events to the meters of the README's Observability table, calling the
+ * Unit tests of the mapping from engine events to the meters of docs/reference/meters.md, calling the
  * listener directly. The same meters are checked end to end against a real Redis in {@code MetricsRedisTests}.
  */
 class MicrometerLockListenerTests {

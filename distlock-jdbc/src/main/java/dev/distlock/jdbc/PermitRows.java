@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How a name used with permits lies in the lock table, which has no column for it (so that the table users created
- * from the README needs no migration):
+ * from the schema scripts (docs/how-to/jdbc.md) needs no migration):
  * <ul>
  * <li>The name's own row stays the name's token counter ({@code fencing_token}, the last token issued to any
  * holder) and says, in {@code owner_token}, that the name is held with permits and how many: the marker

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The meters of the README's Observability table recorded by the real engine against a real Redis: every acquire
+ * The meters of docs/reference/meters.md recorded by the real engine against a real Redis: every acquire
  * and release outcome, lease loss, renewals, and the cardinality rule.
  */
 class MetricsRedisTests {

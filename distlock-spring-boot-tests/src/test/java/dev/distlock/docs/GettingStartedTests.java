@@ -1,27 +1,25 @@
 package dev.distlock.docs;
 
+import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
-import dev.distlock.LockHandle;
-import dev.distlock.LockService;
+import dev.distlock.docs.quickstart.StockController;
+import dev.distlock.docs.quickstart.StockService;
 import dev.distlock.embedded.RedisAddress;
 import dev.distlock.test.DistlockTestRedis;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -42,110 +40,141 @@ import org.springframework.core.io.ByteArrayResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's "Getting started" as a test: the service snippet is {@link StockService}, compiled here; an
- * application made of it and the {@code application.yml} snippet locks against a real Redis; the URLs of the
- * "see it work" snippet answer; the Maven and Gradle snippets name the published starter and BOM at this version.
+ * The README's quick start, run as the README says: an application made of its {@code application.yml}, its
+ * {@link StockService} and {@link StockController} (the README shows exactly these files: {@link DocsSnippetsTests})
+ * runs twice against a real Redis, and the README's calls ({@code <!-- run: ... -->} blocks) answer what the README
+ * shows after them ({@link ExpectedJson}), the two instances taking turns. {@code .ci/generated-app.sh} does the
+ * same from outside, with curl, on a new Maven project made of the same snippets.
  */
 class GettingStartedTests {
 
-    @Test
-    void theServiceSnippetIsTheCompiledStockService() {
-        String source = ReadmeSnippets.read(ReadmeSnippets.project().resolve(
-                "distlock-spring-boot-tests/src/test/java/dev/distlock/docs/StockService.java"));
-        assertThat(ReadmeSnippets.get("getting-started-service"))
-                .isEqualTo(source.substring(source.indexOf("\n\n") + 2));
-    }
+    private static final Path README = Path.of("README.md");
+
+    private static final Pattern CURL = Pattern.compile("curl -s -w '\\\\n' (?:-X (\\w+) )?'?(localhost:(\\d+)[^' ]*)'?");
 
     @Test
-    void theApplicationOfTheSnippetsLocksTheMethodAndShowsItsLocks() throws Exception {
-        try (ConfigurableApplicationContext app = start()) {
-            StockService service = app.getBean(StockService.class);
-            List<Callable<Integer>> buyers = new ArrayList<>();
-            for (int i = 0; i < 150; i++) {
-                buyers.add(() -> service.deduct(42, 1));
-            }
-            int sold = 0;
-            int soldOut = 0;
-            ExecutorService pool = Executors.newFixedThreadPool(12);
-            try {
-                for (Future<Integer> buyer : pool.invokeAll(buyers)) {
-                    try {
-                        buyer.get();
-                        sold++;
-                    }
-                    catch (java.util.concurrent.ExecutionException ex) {
-                        assertThat(ex.getCause()).isInstanceOf(IllegalStateException.class).hasMessageContaining("sold out");
-                        soldOut++;
-                    }
-                }
-            }
-            finally {
-                pool.shutdownNow();
-            }
-            assertThat(sold).isEqualTo(100);
-            assertThat(soldOut).isEqualTo(50);
-            assertThat(app.getBean(MeterRegistry.class).get("distlock.acquire").tag("lock", "stock")
-                    .tag("result", "acquired").timer().count()).as("every call took the lock").isEqualTo(150);
+    void theReadmeCallsAnswerWhatTheReadmeShowsAndTwoInstancesTakeTurns() throws Exception {
+        DistlockTestRedis.call("DEL", "demo-stock:42"); // the README starts on a new Redis
+        try (ConfigurableApplicationContext first = start(); ConfigurableApplicationContext second = start()) {
+            Map<String, String> ports = Map.of("8080", port(first), "8081", port(second));
 
-            String base = "http://localhost:" + app.getEnvironment().getProperty("local.server.port");
-            List<String> paths = new ArrayList<>();
-            Matcher url = Pattern.compile("localhost:8080(\\S+)").matcher(ReadmeSnippets.get("getting-started-see-it"));
-            while (url.find()) {
-                paths.add(url.group(1));
+            List<String> oneInstance = lines(DocFiles.block(README, "run", "one-instance"));
+            for (int i = 0; i < oneInstance.size(); i += 2) {
+                assertThat(oneInstance.get(i + 1)).as("the output after " + oneInstance.get(i)).startsWith("# ");
+                String answer = call(oneInstance.get(i), ports).join().body();
+                assertThat(ExpectedJson.mismatch(List.of(oneInstance.get(i + 1).substring(2)), List.of(answer), false))
+                        .as(oneInstance.get(i)).isNull();
             }
-            assertThat(paths).containsExactly("/actuator/distlock", "/actuator/metrics/distlock.acquire");
-            try (LockHandle held = app.getBean(LockService.class).lock("stock:7")) {
-                assertThat(get(base + paths.get(0))).contains("\"stock:7\"")
-                        .contains("\"fencingToken\":" + held.fencingToken());
-            }
-            assertThat(get(base + paths.get(1))).contains("\"COUNT\"").contains("\"value\":151.0");
+
+            List<String> twoInstances = lines(DocFiles.block(README, "run", "two-instances"));
+            assertThat(twoInstances.get(0))
+                    .isEqualTo("./mvnw spring-boot:run -Dspring-boot.run.arguments=--server.port=8081");
+            String[] atOnce = twoInstances.get(1).replaceFirst(" & wait$", "").split(" & ");
+            assertThat(atOnce).hasSize(2);
+            long start = System.nanoTime();
+            List<CompletableFuture<HttpResponse<String>>> calls = List.of(call(atOnce[0], ports), call(atOnce[1], ports));
+            List<String> answers = calls.stream().map(call -> call.join().body()).toList();
+            long tookMillis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(ExpectedJson.mismatch(twoInstances.subList(2, 4).stream().map(line -> line.substring(2)).toList(),
+                    answers, true)).as("the answers of both instances").isNull();
+            assertThat(tookMillis).as("the second call waited for the first's lock (1 s of work each)")
+                    .isGreaterThanOrEqualTo(1900);
+            Map<?, ?> answer98 = parsed(answers, 98);
+            Map<?, ?> answer97 = parsed(answers, 97);
+            assertThat((Double) answer97.get("fencingToken")).as("the later holder's fencing token")
+                    .isGreaterThan((Double) answer98.get("fencingToken"));
         }
     }
 
     @Test
-    void theDependencySnippetsNameThePublishedStarterAndBomOfThisVersion() throws Exception {
+    void theDependenciesNameTheStarterTheBomOfThisVersionWebAndActuator() throws Exception {
         String version = projectVersion();
-        Document maven = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new InputSource(
-                new java.io.StringReader("<project>" + ReadmeSnippets.get("getting-started-maven") + "</project>")));
+        Document maven = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new InputSource(new StringReader(
+                "<project>" + DocFiles.read(quickStart("pom-dependencies.xml")) + "</project>")));
         NodeList dependencies = maven.getElementsByTagName("dependency");
         List<String> coordinates = new ArrayList<>();
         for (int i = 0; i < dependencies.getLength(); i++) {
             Element dependency = (Element) dependencies.item(i);
+            String group = text(dependency, "groupId");
             String artifact = text(dependency, "artifactId");
-            assertThat(text(dependency, "groupId")).isEqualTo("dev.distlock");
-            assertThat(ReadmeSnippets.project().resolve(artifact).resolve("pom.xml")).as(artifact).exists();
-            coordinates.add(artifact + ":" + text(dependency, "version") + ":" + text(dependency, "scope"));
+            if (group.equals("dev.distlock")) {
+                assertThat(DocFiles.project().resolve(artifact).resolve("pom.xml")).as(artifact).exists();
+            }
+            coordinates.add(group + ":" + artifact + ":" + text(dependency, "version") + ":" + text(dependency, "scope"));
         }
-        assertThat(coordinates).containsExactly("distlock-bom:" + version + ":import",
-                "distlock-spring-boot-starter::");
-        assertThat(ReadmeSnippets.get("getting-started-gradle"))
+        assertThat(coordinates).containsExactly("dev.distlock:distlock-bom:" + version + ":import",
+                "dev.distlock:distlock-spring-boot-starter::", "org.springframework.boot:spring-boot-starter-web::",
+                "org.springframework.boot:spring-boot-starter-actuator::");
+        assertThat(DocFiles.read(quickStart("build.gradle.kts")))
                 .contains("platform(\"dev.distlock:distlock-bom:" + version + "\")")
-                .contains("\"dev.distlock:distlock-spring-boot-starter\"");
+                .contains("\"dev.distlock:distlock-spring-boot-starter\"")
+                .contains("\"org.springframework.boot:spring-boot-starter-web\"")
+                .contains("\"org.springframework.boot:spring-boot-starter-actuator\"");
+    }
+
+    @Test
+    void theRedisWithoutDockerIsTheBinaryInTheEmbeddedRedisJarOfThisBuild() throws Exception {
+        String pom = Files.readString(DocFiles.project().resolve("pom.xml"));
+        Matcher version = Pattern.compile("<embedded-redis.version>([^<]+)</embedded-redis.version>").matcher(pom);
+        assertThat(version.find()).as("embedded-redis.version in pom.xml").isTrue();
+        String v = version.group(1);
+        Matcher command = Pattern.compile("unzip -p ~/\\.m2/repository/(\\S+) (\\S+) > redis-server")
+                .matcher(DocFiles.block(README, "run", "redis-from-the-maven-repository"));
+        assertThat(command.find()).as("the README's unzip command").isTrue();
+        assertThat(command.group(1))
+                .isEqualTo("com/github/codemonstur/embedded-redis/" + v + "/embedded-redis-" + v + ".jar");
+        assertThat(GettingStartedTests.class.getClassLoader().getResource(command.group(2)))
+                .as("the binary " + command.group(2) + " in the embedded-redis jar").isNotNull();
+    }
+
+    private static Path quickStart(String file) {
+        return Path.of("distlock-spring-boot-tests/src/test/resources/docs/quickstart").resolve(file);
     }
 
     private static ConfigurableApplicationContext start() throws Exception {
         List<PropertySource<?>> yaml = new YamlPropertySourceLoader().load("README application.yml",
-                new ByteArrayResource(ReadmeSnippets.get("getting-started-yml").getBytes()));
+                new ByteArrayResource(DocFiles.read(quickStart("application.yml")).getBytes()));
         assertThat(yaml).hasSize(1);
         assertThat(yaml.get(0).getProperty("spring.data.redis.host")).isEqualTo("localhost");
         RedisAddress redis = DistlockTestRedis.address();
-        SpringApplicationBuilder builder = new SpringApplicationBuilder(Application.class)
-                .web(WebApplicationType.SERVLET)
+        return new SpringApplicationBuilder(Application.class).web(WebApplicationType.SERVLET)
                 .initializers(context -> {
                     var sources = context.getEnvironment().getPropertySources();
                     sources.addFirst(yaml.get(0));
-                    // The snippet's localhost:6379 is where a developer's Redis listens; here, a real one on a free port.
+                    // The README's localhost:6379 and 8080/8081 are a developer's; here a real Redis and free ports.
                     sources.addFirst(new MapPropertySource("test", Map.of("server.port", "0",
                             "spring.data.redis.host", redis.host(), "spring.data.redis.port", redis.port())));
-                });
-        return builder.run();
+                })
+                .run();
     }
 
-    private static String get(String url) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient()
-                .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(url).isEqualTo(200);
-        return response.body();
+    private static String port(ConfigurableApplicationContext app) {
+        return app.getEnvironment().getProperty("local.server.port");
+    }
+
+    /** Sends a README curl command to the instance its port stands for. */
+    private static CompletableFuture<HttpResponse<String>> call(String curl, Map<String, String> ports) {
+        Matcher m = CURL.matcher(curl);
+        assertThat(m.matches()).as("a curl call as the README writes them: " + curl).isTrue();
+        String url = "http://" + m.group(2).replace("localhost:" + m.group(3), "localhost:" + ports.get(m.group(3)));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url));
+        if (m.group(1) != null) {
+            request.method(m.group(1), HttpRequest.BodyPublishers.noBody());
+        }
+        return HttpClient.newHttpClient().sendAsync(request.build(), HttpResponse.BodyHandlers.ofString())
+                .thenApply(response -> {
+                    assertThat(response.statusCode()).as(curl).isEqualTo(200);
+                    return response;
+                });
+    }
+
+    private static List<String> lines(String block) {
+        return block.lines().filter(line -> !line.isBlank()).toList();
+    }
+
+    private static Map<?, ?> parsed(List<String> answers, int remaining) {
+        return answers.stream().map(answer -> (Map<?, ?>) ExpectedJson.parse(answer))
+                .filter(answer -> ((Double) answer.get("remaining")) == remaining).findFirst().orElseThrow();
     }
 
     private static String text(Element parent, String tag) {
@@ -154,16 +183,16 @@ class GettingStartedTests {
     }
 
     private static String projectVersion() throws Exception {
-        String pom = Files.readString(ReadmeSnippets.project().resolve("pom.xml"));
+        String pom = Files.readString(DocFiles.project().resolve("pom.xml"));
         Matcher m = Pattern.compile("<artifactId>distlock-parent</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
         assertThat(m.find()).as("version of distlock-parent").isTrue();
         return m.group(1);
     }
 
-    /** The application of the README: its service, and Spring Boot's auto-configuration. */
+    /** The README's application: its service and controller, and Spring Boot's auto-configuration. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    @Import(StockService.class)
+    @Import({ StockService.class, StockController.class })
     static class Application {
     }
 }

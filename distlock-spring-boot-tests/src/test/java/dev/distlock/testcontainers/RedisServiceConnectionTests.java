@@ -27,7 +27,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's Testcontainers path, run: the application's Redis is a container declared with Spring Boot's
+ * The Testcontainers path of docs/how-to/testing.md, run: the application's Redis is a container declared with Spring Boot's
  * {@code @ServiceConnection}, no {@code spring.data.redis.*} is set, and a {@code @DistributedLock} method locks in
  * that container's Redis, because distlock uses the connection Boot makes from {@link DataRedisConnectionDetails}.
  * Skipped, saying why, without a Docker engine or the image ({@link DockerEngineRequired}).

@@ -18,7 +18,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The sample page's API, under {@code /api/demo}: not part of the stock API (the README's sample section), which it leaves
+ * The sample page's API, under {@code /api/demo}: not part of the stock API (sample-app/README.md), which it leaves
  * unchanged.
  * <ul>
  * <li>{@code GET /api/demo/instances}: the instances, as timeline lanes;</li>

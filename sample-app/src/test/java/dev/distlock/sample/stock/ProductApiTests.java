@@ -34,7 +34,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * Every status code of the sample's HTTP contract (the README's sample section), against a real Redis and the real lock.
+ * Every status code of the sample's HTTP contract (sample-app/README.md), against a real Redis and the real lock.
  */
 @AutoConfigureMockMvc
 class ProductApiTests extends SampleAppTestSupport {
