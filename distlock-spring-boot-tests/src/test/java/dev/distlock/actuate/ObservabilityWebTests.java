@@ -219,6 +219,21 @@ class ObservabilityWebTests {
         }
     }
 
+    @Test
+    void aForceReleaseDuringAStoreHandOverEndsItAndAnswers204() throws Exception {
+        // A release handed "stock:handed" to a waiter ("=<owner token>:<token>", see acquire.lua) that has not
+        // confirmed it yet; the window is stretched here so that the request surely falls inside it.
+        server.call("SET", "web:{stock:handed}", "=waiter-owner-token:1795815993093653", "PX", "30000");
+
+        assertThat(delete("/actuator/distlock/stock:handed").statusCode()).as("a name being handed over is held")
+                .isEqualTo(204);
+
+        assertThat(server.call("EXISTS", "web:{stock:handed}")).as("the hand-over ended").isEqualTo(0L);
+        try (LockHandle next = context.getBean(LockService.class).lock("stock:handed")) {
+            assertThat(next.fencingToken()).isGreaterThan(1795815993093653L);
+        }
+    }
+
     private static HttpResponse<String> delete(String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).DELETE()
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
