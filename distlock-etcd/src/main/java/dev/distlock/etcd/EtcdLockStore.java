@@ -47,14 +47,14 @@ import org.slf4j.LoggerFactory;
  * the ZooKeeper store); otherwise it waits for that one key — woken when its deletion reaches the store's single
  * watch ({@link KeyRegistry}) — and keeps its key, and its place, across the retries of the request. A waiter that
  * gives up deletes its key.</li>
- * <li>Permits: a request of {@code n} permits puts {@code <name>/p<n>/<request id>} and reads the name's oldest
- * {@code n} keys in the same transaction; it holds while fewer than {@code n} keys of the name are older than its
- * own, so holders come in arrival order and at most {@code n} hold. A waiter cannot wait for one key (any key ahead
- * leaving may let it in, and which leaves first is not known): it waits for its name as a whole, woken by any
- * deletion of the name's keys that reaches the watch, and reads again. The same transaction reads the ranges of the
- * name's keys of another number of permits (a lock's keys are of 1): a request that finds one is refused with
- * {@link LockRequest#permitsMismatch} and deletes its key before it can hold, so every key let into a line is of
- * one number. A forced release deletes the first {@code n} keys.</li>
+ * <li>Permits: a request of {@code n} permits puts {@code <name>/p<n>/<request id>} and reads the oldest {@code n}
+ * keys of {@code n} permits of the name in the same transaction; it holds while fewer than {@code n} of them are
+ * older than its own, so holders come in arrival order and at most {@code n} hold. A waiter cannot wait for one key
+ * (any key ahead leaving may let it in, and which leaves first is not known): it waits for its name as a whole,
+ * woken by any deletion of the name's keys that reaches the watch, and reads again. The same transaction reads the
+ * name's first key, which holds, so its number is the name's (a lock's keys are of 1): a request of another number
+ * is refused with {@link LockRequest#permitsMismatch} and deletes its key before it can hold; until then its key is
+ * in no other request's line, so it makes no rightful caller fail. A forced release deletes the keys that hold.</li>
  * <li>The fencing token is the key's create revision: etcd's revisions grow across the whole cluster and across
  * leader changes. A key is let in no later than every key put after it (it has fewer keys ahead), so the tokens of
  * a name's permits grow in the order they are granted too.</li>
@@ -215,8 +215,8 @@ public class EtcdLockStore implements LockStore {
     }
 
     /**
-     * Puts the request's key on its lease and reads what precedes it, and any key of another number of permits, in
-     * one transaction.
+     * Puts the request's key on its lease and reads the name's first key and what precedes the request in its line,
+     * in one transaction.
      */
     private CompletableFuture<Position> queue(LockRequest request) {
         EtcdKeys.Kind kind = EtcdKeys.Kind.of(request);
@@ -304,7 +304,8 @@ public class EtcdLockStore implements LockStore {
      * @param reads the answers to {@link #lineReads}, in order
      * @param createRevision the key's create revision
      * @param revision the revision of the read
-     * @return where the key stands: behind a key of another number of permits (a mismatch), holding, or waiting
+     * @return where the key stands: refused when the name's first key is of another number of permits, holding,
+     *         or waiting
      */
     private Position positionOf(LockKey key, List<GetResponse> reads, long createRevision, long revision) {
         LockRequest request = key.request;
