@@ -257,7 +257,8 @@ public class ZooKeeperLockStore implements LockStore {
     /**
      * Deletes the holders' nodes (the first one in line, the readers at its head, or the first {@code n} nodes of
      * {@code n} permits of a name held with {@code n}: {@code QueuePosition.holders}). Their instances watch their
-     * held nodes and report the loss at once; the waiters behind them are woken by the deletion, and their nodes' zxids, their fencing tokens, are above theirs.
+     * held nodes and report the loss at once; the waiters behind them are woken by the deletion, and their nodes'
+     * zxids, their fencing tokens, are above theirs.
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
