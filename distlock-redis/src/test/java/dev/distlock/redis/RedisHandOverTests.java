@@ -152,7 +152,8 @@ class RedisHandOverTests {
         await().atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
         await("the confirmation's grant is undone").atMost(Duration.ofSeconds(5))
                 .until(() -> !redis.hasKey("forced:{item}"));
-        try (LockHandle next = scene.holder().lock("item", LockOptions.defaults().withWaitTime(Duration.ofSeconds(1)))) {
+        LockOptions briefly = LockOptions.defaults().withWaitTime(Duration.ofSeconds(1));
+        try (LockHandle next = scene.holder().lock("item", briefly)) {
             assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
         }
     }
