@@ -104,9 +104,11 @@ public final class LockOptions {
 
     /**
      * Lets up to that many holders own the name at once (a semaphore with leases; 1, the default, is a lock). Every
-     * holder has its own lease, handle and fencing token; the tokens of a name still increase in grant order, and a
-     * crashed holder's permit is free again within its lease. Every caller of a name must ask with the same number
-     * while anyone holds or waits for it: a caller with another number gets {@link LockException} naming both.
+     * holder has its own lease, handle and fencing token; the tokens of a name still increase in the store's grant
+     * order (two waiters let in at once may return in either order, but a call made after a grant returned always
+     * gets a higher token), and a crashed holder's permit is free again within its lease. Every caller of a name
+     * must ask with the same number while anyone holds or waits for it: a caller with another number gets
+     * {@link LockException} naming both.
      * Only with type {@link LockType#REENTRANT} or {@link LockType#FAIR}.
      *
      * @param permits how many holders at once, at least 1

@@ -13,6 +13,7 @@ import dev.distlock.core.WatchdogStatus;
 import dev.distlock.metrics.LockTags;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -21,8 +22,12 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * Actuator endpoint {@code distlock} ({@code /actuator/distlock}): the locks this instance holds now, the
  * leadership groups it leads ({@code leaderOf}) and the state of its lease watchdog. Read-only; it reads the engine's in-memory view and never touches Redis. Lock names
  * (including their keys) appear here, unlike in metrics, because the list is bounded by what this instance holds.
+ * <p>
+ * Its default access is read-only: the force release of {@link DistlockEndpointWebExtension} needs
+ * {@code management.endpoint.distlock.access=unrestricted} on top of {@code distlock.admin.force-release=true}, so
+ * that exposing the list over HTTP never exposes the DELETE with it.
  */
-@Endpoint(id = "distlock")
+@Endpoint(id = "distlock", defaultAccess = Access.READ_ONLY)
 public class DistlockEndpoint {
 
     private final HeldLockRegistry registry;

@@ -15,13 +15,19 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.util.ClassUtils;
 
 /**
  * The web-only operation of the {@code distlock} endpoint: {@code DELETE /actuator/distlock/{name}}, an operator's
  * force release of a lock whoever holds it ({@link LockAdministration#forceRelease}). Web-only because its answer is
  * an HTTP status: 204 released, 404 the lock was free, 403 force release is off ({@code distlock.admin.force-release},
- * the default), 503 the store did not answer. Whether the operation is reachable at all is the endpoint's access
- * ({@code management.endpoint.distlock.access}), which a read-only setting denies.
+ * the default), 401 no principal while Spring Security is on the class path, 503 the store did not answer. Whether
+ * the operation is reachable at all is the endpoint's access ({@code management.endpoint.distlock.access}), read-only
+ * unless set to {@code unrestricted}.
+ * <p>
+ * With Spring Security on the class path the operation needs an authenticated principal, whatever the application's
+ * security lets through to the endpoint: a management port thought private, or a {@code permitAll} on
+ * {@code /actuator/**}, then still does not let anyone release any lock.
  * <p>
  * Every force release is logged as a WARN and published as an {@link AuditApplicationEvent} of type
  * {@value #AUDIT_TYPE} with the principal and the lock name, which Actuator's audit support records when the
@@ -36,6 +42,12 @@ public class DistlockEndpointWebExtension {
     /** HTTP 403, which {@link WebEndpointResponse} has no constant for. */
     private static final int STATUS_FORBIDDEN = 403;
 
+    /** HTTP 401, which {@link WebEndpointResponse} has no constant for. */
+    private static final int STATUS_UNAUTHORIZED = 401;
+
+    /** A class of Spring Security's core: present when the application has Spring Security. */
+    private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";
+
     /** The principal recorded when the request has none (the endpoint is not secured). */
     private static final String ANONYMOUS = "anonymous";
 
@@ -47,6 +59,8 @@ public class DistlockEndpointWebExtension {
 
     private final ApplicationEventPublisher events;
 
+    private final boolean principalRequired;
+
     /**
      * @param administration the engine
      * @param forceReleaseEnabled {@code distlock.admin.force-release}
@@ -54,16 +68,30 @@ public class DistlockEndpointWebExtension {
      */
     public DistlockEndpointWebExtension(LockAdministration administration, boolean forceReleaseEnabled,
             ApplicationEventPublisher events) {
+        this(administration, forceReleaseEnabled, events,
+                ClassUtils.isPresent(SPRING_SECURITY, DistlockEndpointWebExtension.class.getClassLoader()));
+    }
+
+    /**
+     * @param administration the engine
+     * @param forceReleaseEnabled {@code distlock.admin.force-release}
+     * @param events where the audit events go
+     * @param principalRequired whether a request without a principal is refused (by default: when Spring Security
+     *        is on the class path)
+     */
+    public DistlockEndpointWebExtension(LockAdministration administration, boolean forceReleaseEnabled,
+            ApplicationEventPublisher events, boolean principalRequired) {
         this.administration = administration;
         this.forceReleaseEnabled = forceReleaseEnabled;
         this.events = events;
+        this.principalRequired = principalRequired;
     }
 
     /**
      * @param path the full lock name, as the endpoint lists it; a name with {@code /} spans several path segments
      * @param security who asks
-     * @return 204 when released, 404 when the lock was free, 403 when force release is off, 503 when the store did
-     *         not answer
+     * @return 204 when released (or being handed over), 404 when the lock was free, 403 when force release is off,
+     *         401 when a principal is required and the request has none, 503 when the store did not answer
      */
     @DeleteOperation
     public WebEndpointResponse<Map<String, String>> forceRelease(
@@ -74,6 +102,11 @@ public class DistlockEndpointWebExtension {
                     + "distlock.admin.force-release=true to allow it"), STATUS_FORBIDDEN);
         }
         Principal principal = security.getPrincipal();
+        if (principal == null && principalRequired) {
+            log.warn("Force release of lock '{}' refused: the request is not authenticated", name);
+            return new WebEndpointResponse<>(Map.of("error", "Force release needs an authenticated principal: "
+                    + "Spring Security is on the class path and the request has none"), STATUS_UNAUTHORIZED);
+        }
         String who = (principal != null) ? principal.getName() : ANONYMOUS;
         boolean released;
         try {

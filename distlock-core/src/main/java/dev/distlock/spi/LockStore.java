@@ -131,6 +131,12 @@ public interface LockStore extends AutoCloseable {
      * lock; issues tokens that increase per name in grant order across all the holders; and fails an attempt with
      * {@link dev.distlock.LockException} naming both numbers when the name is held or awaited with another number
      * of permits (1 for a lock). The engine refuses permits on a store without them.
+     * <p>
+     * Grant order is the store's: the order in which it gives the name to requests (on Redis when it reserves a
+     * freed permit for a waiter, or grants an attempt; on ZooKeeper and etcd the order of the requests' places in
+     * line). Two waiters let in by one release may return from their attempts in either order; what every store
+     * keeps, and the contract suite checks, is that a request made after a grant was returned gets a higher token
+     * than that grant: a token is issued after its request is made.
      *
      * @return whether the store takes requests with several permits
      */

@@ -74,6 +74,25 @@ class DistlockEndpointWebExtensionTests {
     }
 
     @Test
+    void whenAPrincipalIsRequiredARequestWithoutOneIs401AndChangesNothing() {
+        engine.start();
+        LockHandle held = engine.lock("stock:2");
+        DistlockEndpointWebExtension secured = new DistlockEndpointWebExtension(engine, true,
+                event -> audited.add(((AuditApplicationEvent) event).getAuditEvent()), true);
+
+        WebEndpointResponse<Map<String, String>> response = secured.forceRelease(new String[] { "stock:2" },
+                SecurityContext.NONE);
+
+        assertThat(response.getStatus()).isEqualTo(401);
+        assertThat(response.getBody().get("error")).contains("authenticated principal");
+        assertThat(held.isHeld()).isTrue();
+        assertThat(audited).isEmpty();
+        assertThat(secured.forceRelease(new String[] { "stock:2" }, securityContext("ops-bob")).getStatus())
+                .isEqualTo(204);
+        assertThat(audited).extracting(AuditEvent::getPrincipal).containsExactly("ops-bob");
+    }
+
+    @Test
     void aStoreThatDoesNotAnswerIs503() {
         engine.start();
         store.makeUnavailable();

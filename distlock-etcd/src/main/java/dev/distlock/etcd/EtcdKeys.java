@@ -5,8 +5,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-import java.util.List;
-
 import dev.distlock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 import org.jspecify.annotations.Nullable;
@@ -18,9 +16,8 @@ import org.jspecify.annotations.Nullable;
  * prefix ({@code a} and {@code a/w} stay apart) and names such as {@code stock:42} read as they are.</li>
  * <li>The kind separates writers from readers ({@link Kind}), so that a reader asks for the writers before it
  * alone and a writer for every key before it, each with one range read. A request of several permits says how
- * many in its kind, {@code p<permits>} ({@code p3}): every caller reads from a key what the name is held or
- * awaited with, and the keys of another number of permits than a request's lie in two ranges around its own kind
- * ({@link #otherPermitsRanges}), which one read each finds.</li>
+ * many in its kind, {@code p<permits>} ({@code p3}): every caller reads from the name's first key what the name is
+ * held with, and the keys of its own line lie in one range ({@link #line}), which one read finds.</li>
  * <li>The request id is a hash of the request's owner token: every attempt, cancel and release of a request finds
  * the same key without the token itself ever being written to etcd, where anyone who may read keys would see
  * it.</li>
@@ -70,11 +67,6 @@ final class EtcdKeys {
         return bytes(lockPath(name));
     }
 
-    /** @return the prefix of the lock's writers' keys */
-    ByteSequence writersPrefix(String name) {
-        return bytes(lockPath(name) + Kind.WRITER.segment + "/");
-    }
-
     /** @return whether the key is a reader's key of the lock */
     boolean isReader(String name, ByteSequence key) {
         return key.startsWith(bytes(lockPath(name) + Kind.READER.segment + "/"));
@@ -91,21 +83,21 @@ final class EtcdKeys {
     }
 
     /**
-     * The keys of the request's name held or awaited with another number of permits than the request's: for a
-     * lock (readers and writers, one permit) the permit keys, {@code p}; for {@code n} permits every key before
-     * {@code p<n>/} and every key after it. {@code '0'} is the byte after {@code '/'}, so {@code p3/} and
-     * {@code p30/} stay apart.
+     * The keys of the request's name that may be ahead of it in its line: for {@code n} permits the keys of
+     * {@code n} permits ({@code p<n>/}; {@code '0'} is the byte after {@code '/'}, so {@code p3/} and {@code p30/}
+     * stay apart); for a writer every reader's and writer's key ({@code r/} to {@code w/}); for a reader the
+     * writers' keys. Keys of another number of permits are never in it.
      *
-     * @return the one or two ranges
+     * @return the range
      */
-    List<KeyRange> otherPermitsRanges(LockRequest request) {
+    KeyRange line(LockRequest request) {
         String lockPath = lockPath(request.name());
-        if (!request.permitted()) {
-            return List.of(new KeyRange(bytes(lockPath + Kind.PERMIT.segment), bytes(lockPath + "q")));
+        if (request.permitted()) {
+            String own = lockPath + segment(request);
+            return new KeyRange(bytes(own + "/"), bytes(own + "0"));
         }
-        String own = lockPath + segment(request);
-        return List.of(new KeyRange(bytes(lockPath), bytes(own + "/")),
-                new KeyRange(bytes(own + "0"), bytes(lockPath.substring(0, lockPath.length() - 1) + "0")));
+        String first = request.shared() ? Kind.WRITER.segment : Kind.READER.segment;
+        return new KeyRange(bytes(lockPath + first + "/"), bytes(lockPath + Kind.WRITER.segment + "0"));
     }
 
     /**

@@ -47,14 +47,14 @@ import org.slf4j.LoggerFactory;
  * the ZooKeeper store); otherwise it waits for that one key — woken when its deletion reaches the store's single
  * watch ({@link KeyRegistry}) — and keeps its key, and its place, across the retries of the request. A waiter that
  * gives up deletes its key.</li>
- * <li>Permits: a request of {@code n} permits puts {@code <name>/p<n>/<request id>} and reads the name's oldest
- * {@code n} keys in the same transaction; it holds while fewer than {@code n} keys of the name are older than its
- * own, so holders come in arrival order and at most {@code n} hold. A waiter cannot wait for one key (any key ahead
- * leaving may let it in, and which leaves first is not known): it waits for its name as a whole, woken by any
- * deletion of the name's keys that reaches the watch, and reads again. The same transaction reads the ranges of the
- * name's keys of another number of permits (a lock's keys are of 1): a request that finds one is refused with
- * {@link LockRequest#permitsMismatch} and deletes its key before it can hold, so every key let into a line is of
- * one number. A forced release deletes the first {@code n} keys.</li>
+ * <li>Permits: a request of {@code n} permits puts {@code <name>/p<n>/<request id>} and reads the oldest {@code n}
+ * keys of {@code n} permits of the name in the same transaction; it holds while fewer than {@code n} of them are
+ * older than its own, so holders come in arrival order and at most {@code n} hold. A waiter cannot wait for one key
+ * (any key ahead leaving may let it in, and which leaves first is not known): it waits for its name as a whole,
+ * woken by any deletion of the name's keys that reaches the watch, and reads again. The same transaction reads the
+ * name's first key, which holds, so its number is the name's (a lock's keys are of 1): a request of another number
+ * is refused with {@link LockRequest#permitsMismatch} and deletes its key before it can hold; until then its key is
+ * in no other request's line, so it makes no rightful caller fail. A forced release deletes the keys that hold.</li>
  * <li>The fencing token is the key's create revision: etcd's revisions grow across the whole cluster and across
  * leader changes. A key is let in no later than every key put after it (it has fewer keys ahead), so the tokens of
  * a name's permits grow in the order they are granted too.</li>
@@ -215,8 +215,8 @@ public class EtcdLockStore implements LockStore {
     }
 
     /**
-     * Puts the request's key on its lease and reads what precedes it, and any key of another number of permits, in
-     * one transaction.
+     * Puts the request's key on its lease and reads the name's first key and what precedes the request in its line,
+     * in one transaction.
      */
     private CompletableFuture<Position> queue(LockRequest request) {
         EtcdKeys.Kind kind = EtcdKeys.Kind.of(request);
@@ -267,34 +267,30 @@ public class EtcdLockStore implements LockStore {
      * The reads that say where a key stands, in its put's transaction ({@link #IN_THE_PUT}: every key there is
      * older than the one put) or in a re-check (the keys created before it):
      * <ol>
-     * <li>the line ahead: for a lock the newest blocker (a reader's blockers are the writers); for permits the
-     * oldest keys of the name, as many as its permits;</li>
-     * <li>then, one read per range of {@link EtcdKeys#otherPermitsRanges}, the oldest key of the name asked with
-     * another number of permits; normally the ranges are empty and the reads cost nothing.</li>
+     * <li>the first key of the name: it holds, so its number of permits is the name's; a request of another number
+     * is refused;</li>
+     * <li>the line ahead among the keys of the request's own number ({@link EtcdKeys#line}): for a lock the newest
+     * blocker (a reader's blockers are the writers); for permits the oldest keys, as many as its permits.</li>
      * </ol>
-     * Reading the other numbers of permits in the put's transaction keeps the line of a name of one number: a key
-     * put while one of another number is in line fails (and is deleted) before it holds, and every key ahead of a
-     * key that was let in was there when it was put. So a re-check finds no other number ahead of a key let in, and
-     * a key whose first answer was lost (a repeated put finds it there) is checked by its re-check alike.
+     * A key of another number that is not first holds nothing and is about to be deleted by its own refused
+     * caller: it is not in the line, so that it makes no rightful caller fail.
      */
     private List<Op> lineReads(LockRequest request, long createRevision) {
         List<Op> reads = new ArrayList<>();
-        String name = request.name();
+        reads.add(Op.get(keys.lockPrefix(request.name()), aheadOf(oldestFirst().isPrefix(true), createRevision)
+                .withLimit(1).build()));
+        EtcdKeys.KeyRange line = keys.line(request);
         if (request.permitted()) {
-            reads.add(Op.get(keys.lockPrefix(name), aheadOf(oldestFirst().isPrefix(true), createRevision)
+            reads.add(Op.get(line.from(), aheadOf(oldestFirst().withRange(line.to()), createRevision)
                     .withLimit(request.permits()).build()));
         }
         else if (createRevision == IN_THE_PUT) {
             // The newest key is the one put: the one before it is the predecessor.
-            reads.add(Op.get(blockersPrefix(request), newestFirst().withLimit(2).build()));
+            reads.add(Op.get(line.from(), newestFirst().withRange(line.to()).withLimit(2).build()));
         }
         else {
-            reads.add(Op.get(blockersPrefix(request), newestFirst().withMaxCreateRevision(createRevision - 1)
-                    .withLimit(1).build()));
-        }
-        for (EtcdKeys.KeyRange other : keys.otherPermitsRanges(request)) {
-            reads.add(Op.get(other.from(), aheadOf(oldestFirst().withRange(other.to()), createRevision)
-                    .withLimit(1).build()));
+            reads.add(Op.get(line.from(), newestFirst().withRange(line.to())
+                    .withMaxCreateRevision(createRevision - 1).withLimit(1).build()));
         }
         return reads;
     }
@@ -308,16 +304,19 @@ public class EtcdLockStore implements LockStore {
      * @param reads the answers to {@link #lineReads}, in order
      * @param createRevision the key's create revision
      * @param revision the revision of the read
-     * @return where the key stands: behind a key of another number of permits (a mismatch), holding, or waiting
+     * @return where the key stands: refused when the name's first key is of another number of permits, holding,
+     *         or waiting
      */
     private Position positionOf(LockKey key, List<GetResponse> reads, long createRevision, long revision) {
         LockRequest request = key.request;
-        for (GetResponse other : reads.subList(1, reads.size())) {
-            if (!other.getKvs().isEmpty()) {
-                return Position.mismatch(key, keys.permitsOf(request.name(), other.getKvs().get(0).getKey()));
+        List<KeyValue> first = reads.get(0).getKvs();
+        if (!first.isEmpty() && first.get(0).getCreateRevision() < createRevision) {
+            int heldWith = keys.permitsOf(request.name(), first.get(0).getKey());
+            if (heldWith != request.permits()) {
+                return Position.mismatch(key, heldWith);
             }
         }
-        List<KeyValue> line = reads.get(0).getKvs();
+        List<KeyValue> line = reads.get(1).getKvs();
         if (request.permitted()) {
             long ahead = line.stream().filter(kv -> kv.getCreateRevision() < createRevision).count();
             // A permit waits for the name as a whole: any key ahead leaving may let it in.
@@ -418,16 +417,30 @@ public class EtcdLockStore implements LockStore {
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
         return kv.get(keys.lockPrefix(name), oldestFirst().isPrefix(true).build()).thenCompose(read -> {
-            List<KeyValue> inLine = read.getKvs();
-            List<KeyValue> holders = inLine.isEmpty() ? List.of()
-                    : keys.isReader(name, inLine.get(0).getKey())
-                            ? inLine.stream().takeWhile(held -> keys.isReader(name, held.getKey())).toList()
-                            : inLine.stream().limit(keys.permitsOf(name, inLine.get(0).getKey())).toList();
+            List<KeyValue> holders = holders(name, read.getKvs());
             List<CompletableFuture<TxnResponse>> deleted = holders.stream()
                     .map(held -> deletions.delete(held.getKey(), held.getCreateRevision(), null)).toList();
             return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
                     .thenApply(done -> deleted.stream().anyMatch(delete -> delete.join().isSucceeded()));
         }).exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
+    }
+
+    /**
+     * @param inLine the name's keys, oldest first
+     * @return the keys that hold it: of the keys that agree with the first on the permits (see
+     *         {@link #lineReads}), the first {@code n} for {@code n} permits, the first for a writer, else the
+     *         readers before the first writer
+     */
+    private List<KeyValue> holders(String name, List<KeyValue> inLine) {
+        if (inLine.isEmpty()) {
+            return List.of();
+        }
+        int heldWith = keys.permitsOf(name, inLine.get(0).getKey());
+        List<KeyValue> agreeing = inLine.stream().filter(kv -> keys.permitsOf(name, kv.getKey()) == heldWith)
+                .toList();
+        return keys.isReader(name, inLine.get(0).getKey())
+                ? agreeing.stream().takeWhile(held -> keys.isReader(name, held.getKey())).toList()
+                : agreeing.stream().limit(heldWith).toList();
     }
 
     private void forget(LockKey key) {
@@ -510,18 +523,13 @@ public class EtcdLockStore implements LockStore {
         }
     }
 
-    /** A reader waits for writers only; a writer for every key. */
-    private ByteSequence blockersPrefix(LockRequest request) {
-        return request.shared() ? keys.writersPrefix(request.name()) : keys.lockPrefix(request.name());
-    }
-
     private static GetOption.Builder oldestFirst() {
         return GetOption.builder().withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.ASCEND);
     }
 
     private static GetOption.Builder newestFirst() {
-        return GetOption.builder().isPrefix(true).withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
+        return GetOption.builder().withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.DESCEND);
     }
 
@@ -554,7 +562,7 @@ public class EtcdLockStore implements LockStore {
      * @param standing where it stands
      * @param awaited what a waiter waits for: the key before it, or for a permit its name's lock prefix (any key)
      * @param revision the revision of the read
-     * @param heldWith for {@link Standing#OTHER_PERMITS}, the permits of the key of another number found
+     * @param heldWith for {@link Standing#OTHER_PERMITS}, the permits of the name's first key
      */
     private record Position(LockKey key, Standing standing, @Nullable ByteSequence awaited, long revision,
             int heldWith) {
@@ -588,7 +596,7 @@ public class EtcdLockStore implements LockStore {
         /** The request waits for {@link Position#awaited()}. */
         WAITING,
 
-        /** A key of the name asked for another number of permits is in line ahead: the request is refused. */
+        /** The name is held with another number of permits (its first key's): the request is refused. */
         OTHER_PERMITS
     }
 }

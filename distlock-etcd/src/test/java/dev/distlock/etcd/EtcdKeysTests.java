@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The key layout, without etcd: a lock's keys are unchanged by permits, a permit key says its number, and the
- * ranges of other numbers of permits hold every key of another number of the name and no key of its own.
+ * The key layout, without etcd: a lock's keys are unchanged by permits, a permit key says its number, and a
+ * request's line holds the keys of its own number that may block it and no key of another number or name.
  */
 class EtcdKeysTests {
 
@@ -29,10 +29,10 @@ class EtcdKeysTests {
         return bytes.toString(StandardCharsets.UTF_8);
     }
 
-    /** @return whether the key lies in one of the ranges of another number of permits than the request's */
-    private boolean ofOtherPermits(LockRequest request, ByteSequence key) {
-        return keys.otherPermitsRanges(request).stream()
-                .anyMatch(range -> compare(range.from(), key) <= 0 && compare(key, range.to()) < 0);
+    /** @return whether the key lies in the request's line */
+    private boolean inLine(LockRequest request, ByteSequence key) {
+        EtcdKeys.KeyRange line = keys.line(request);
+        return compare(line.from(), key) <= 0 && compare(key, line.to()) < 0;
     }
 
     /** etcd's order: unsigned bytes. */
@@ -52,25 +52,29 @@ class EtcdKeysTests {
     }
 
     @Test
-    void theRangesOfOtherPermitsHoldEveryOtherNumberOfTheNameAndNothingElse() {
+    void aRequestsLineHoldsTheKeysOfItsOwnNumberThatMayBlockItAndNoOther() {
         LockRequest three = request("pool", LockType.REENTRANT, 3);
         LockRequest thirty = request("pool", LockType.REENTRANT, 30);
         LockRequest lock = request("pool", LockType.REENTRANT, 1);
         LockRequest reader = request("pool", LockType.READ, 1);
         LockRequest two = request("pool", LockType.REENTRANT, 2);
-        assertThat(ofOtherPermits(three, keys.requestKey(request("pool", LockType.REENTRANT, 3)))).isFalse();
-        assertThat(ofOtherPermits(three, keys.requestKey(thirty))).as("p3 and p30 apart").isTrue();
-        assertThat(ofOtherPermits(thirty, keys.requestKey(three))).isTrue();
-        assertThat(ofOtherPermits(three, keys.requestKey(two))).isTrue();
-        assertThat(ofOtherPermits(three, keys.requestKey(lock))).isTrue();
-        assertThat(ofOtherPermits(three, keys.requestKey(reader))).isTrue();
-        assertThat(ofOtherPermits(lock, keys.requestKey(three))).isTrue();
-        assertThat(ofOtherPermits(lock, keys.requestKey(reader))).as("readers and writers: one permit").isFalse();
-        assertThat(ofOtherPermits(reader, keys.requestKey(lock))).isFalse();
+        assertThat(inLine(three, keys.requestKey(request("pool", LockType.REENTRANT, 3)))).isTrue();
+        assertThat(inLine(three, keys.requestKey(thirty))).as("p3 and p30 apart").isFalse();
+        assertThat(inLine(thirty, keys.requestKey(three))).isFalse();
+        assertThat(inLine(three, keys.requestKey(two))).isFalse();
+        assertThat(inLine(three, keys.requestKey(lock))).isFalse();
+        assertThat(inLine(three, keys.requestKey(reader))).isFalse();
+        assertThat(inLine(lock, keys.requestKey(three))).isFalse();
+        assertThat(inLine(lock, keys.requestKey(reader))).as("a writer waits for readers and writers").isTrue();
+        assertThat(inLine(lock, keys.requestKey(request("pool", LockType.WRITE, 1)))).isTrue();
+        assertThat(inLine(reader, keys.requestKey(lock))).as("a reader waits for writers").isTrue();
+        assertThat(inLine(reader, keys.requestKey(request("pool", LockType.READ, 1)))).isFalse();
+        assertThat(inLine(reader, keys.requestKey(two))).isFalse();
         // Names that extend the name are other locks.
-        assertThat(ofOtherPermits(three, keys.requestKey(request("pool0", LockType.REENTRANT, 1)))).isFalse();
-        assertThat(ofOtherPermits(three, keys.requestKey(request("pool/p3", LockType.REENTRANT, 2)))).isFalse();
-        assertThat(ofOtherPermits(lock, keys.requestKey(request("pool/p", LockType.REENTRANT, 1)))).isFalse();
+        assertThat(inLine(three, keys.requestKey(request("pool0", LockType.REENTRANT, 3)))).isFalse();
+        assertThat(inLine(three, keys.requestKey(request("pool/p3", LockType.REENTRANT, 3)))).isFalse();
+        assertThat(inLine(lock, keys.requestKey(request("pool/w", LockType.REENTRANT, 1)))).isFalse();
+        assertThat(inLine(lock, keys.requestKey(request("poolx", LockType.REENTRANT, 1)))).isFalse();
     }
 
     @Test

@@ -21,6 +21,7 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.test.LockHistory;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
@@ -320,6 +321,45 @@ class EtcdLockStoreTests {
                     .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(token));
             Attempt second = answer(store.attempt(permit("refused", 3), 0, false));
             assertThat(second.isAcquired()).as("the name's own number still gets in").isTrue();
+        }
+    }
+
+    @Test
+    void aKeyOfAnotherNumberThatDoesNotHoldMakesNoRightfulCallerFail() {
+        try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
+            long holder = answer(store.attempt(permit("wrong-in-line", 2), 0, false)).fencingToken();
+            // A caller with the wrong number, between its put and its refusal's delete (made by hand: the real one
+            // deletes its key within one round trip).
+            ByteSequence wrong = ByteSequence.from(PREFIX + "/wrong-in-line/p3/"
+                    + EtcdKeys.requestId("wrong caller"), StandardCharsets.UTF_8);
+            ByteSequence wrongLock = ByteSequence.from(PREFIX + "/wrong-lock/p2/" + EtcdKeys.requestId("wrong caller"),
+                    StandardCharsets.UTF_8);
+            admin.getKVClient().put(wrong, ByteSequence.EMPTY).join();
+            try {
+                Attempt second = answer(store.attempt(permit("wrong-in-line", 2), 0, false));
+                assertThat(second.isAcquired()).as("the second permit, the wrong key ignored").isTrue();
+                assertThat(second.fencingToken()).isGreaterThan(holder);
+                assertThat(answer(store.attempt(permit("wrong-in-line", 2), 0, false)).isAcquired())
+                        .as("a third holder of two permits").isFalse();
+                assertThat(store.attempt(permit("wrong-in-line", 3), 30_000, false).toCompletableFuture())
+                        .as("the wrong number itself").failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+                        .withCauseInstanceOf(LockException.class).withMessageContaining("2 permits");
+
+                LockRequest first = request("wrong-lock", Duration.ofSeconds(30), true);
+                long lockToken = answer(store.attempt(first, 0, false)).fencingToken();
+                admin.getKVClient().put(wrongLock, ByteSequence.EMPTY).join();
+                LockRequest next = request("wrong-lock", Duration.ofSeconds(30), true);
+                assertThat(answer(store.attempt(next, 30_000, false)).isAcquired()).as("waits behind the holder")
+                        .isFalse();
+                admin.getKVClient().delete(wrongLock).join(); // as its refused caller does
+                answer(store.release(new StoreLease(first, lockToken)));
+                Attempt taken = answer(store.attempt(next, 30_000, true));
+                assertThat(taken.isAcquired()).as("granted after the holder").isTrue();
+            }
+            finally {
+                admin.getKVClient().delete(wrong).join();
+                admin.getKVClient().delete(wrongLock).join();
+            }
         }
     }
 

@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * master's count of online replicas, refreshed at most every {@value #REFRESH_MILLIS} ms by an {@code INFO
  * replication} that nothing waits for.
  * <p>
+ * A master that had a replica online and lists none is logged ({@link ReplicaCountLog}).
+ * <p>
  * Behind Sentinel the master is never asked: a monitored master always has replicas to fail over to, and one that
  * lists none is most likely the old master cut off from them (a partition, or frozen and resumed before the
  * Sentinels demote it) — exactly where a lock must not be granted unacknowledged. There it counts as one replica.
@@ -40,6 +42,8 @@ final class LettuceNode implements RedisNode {
 
     private final boolean alwaysReplicated;
 
+    private final ReplicaCountLog replicaLog;
+
     private volatile @Nullable CompletableFuture<Integer> replicas;
 
     private volatile long checkedNanos;
@@ -54,10 +58,12 @@ final class LettuceNode implements RedisNode {
      * @param watch watches every command, as the runner's own
      * @param slotMoved told of a {@code MOVED}/{@code ASK}, so that the slot map is refreshed
      * @param alwaysReplicated true behind Sentinel: counts one replica without asking
+     * @param replicaLog told every count asked, to say when a master's replicas are gone or back
      */
     LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, LettuceRunner.CommandWatch watch,
-            Runnable slotMoved, boolean alwaysReplicated) {
+            Runnable slotMoved, boolean alwaysReplicated, ReplicaCountLog replicaLog) {
         this.alwaysReplicated = alwaysReplicated;
+        this.replicaLog = replicaLog;
         this.replicas = alwaysReplicated ? CompletableFuture.completedFuture(1) : null;
         this.redis = redis;
         this.name = name;
@@ -135,7 +141,9 @@ final class LettuceNode implements RedisNode {
         checkedNanos = System.nanoTime();
         return watch.watch(redis.info("replication").toCompletableFuture()).handle((info, error) -> {
             if (error == null) {
-                return onlineReplicas(info);
+                int online = onlineReplicas(info);
+                replicaLog.observed(name, online);
+                return online;
             }
             if (RedisErrors.hasMessage(error, "NOPERM")) {
                 // An ACL user without INFO (it is in @dangerous): auto cannot see the replicas. Said once.

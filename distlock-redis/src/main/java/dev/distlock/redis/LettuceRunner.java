@@ -77,13 +77,17 @@ final class LettuceRunner implements RedisRunner {
 
     private volatile @Nullable Nodes nodes;
 
+    private final ReplicaCountLog replicaLog;
+
     /**
      * @param factory the application's connection factory
      * @param commandTimeout the command timeout; behind Sentinel, a connection that answered nothing for twice as
      *        long while commands timed out is replaced
+     * @param replicaLog where the masters' replica counts are reported (one per store)
      */
-    LettuceRunner(LettuceConnectionFactory factory, Duration commandTimeout) {
+    LettuceRunner(LettuceConnectionFactory factory, Duration commandTimeout, ReplicaCountLog replicaLog) {
         this.factory = factory;
+        this.replicaLog = replicaLog;
         this.sentinel = factory.isRedisSentinelAware();
         this.stuckNanos = 2 * commandTimeout.toNanos();
         this.afterTimeout = sentinel ? CompletableFuture.delayedExecutor(commandTimeout.toNanos(),
@@ -145,11 +149,11 @@ final class LettuceRunner implements RedisRunner {
             String address = uri.getHost() + ":" + uri.getPort();
             return known.byAddress.computeIfAbsent(address, at -> new LettuceNode(
                     cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, this::watch,
-                    this::refreshSlots, false));
+                    this::refreshSlots, false, replicaLog));
         }
         return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", this::watch,
                 () -> {
-                }, sentinel));
+                }, sentinel, replicaLog));
     }
 
     /** After a {@code MOVED}: the slot map is stale, ask the cluster for it again (once at a time). */

@@ -110,10 +110,11 @@ public class RedisLockStore implements LockStore {
                     connectionFactory.getClass().getSimpleName());
         }
         this.acknowledging = lettuce && !minReplicas.isOff();
+        ReplicaCountLog replicaLog = new ReplicaCountLog();
         this.runner = lettuce ? new LettuceRunner((LettuceConnectionFactory) connectionFactory,
-                config.commandTimeout()) : new ConnectionRunner(connectionFactory, config.commandTimeout());
+                config.commandTimeout(), replicaLog) : new ConnectionRunner(connectionFactory, config.commandTimeout());
         this.acquires = !acknowledging ? runner
-                : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout());
+                : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout(), replicaLog);
         this.channel = LockKeys.channel(config.keyPrefix());
         this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS,
                 this::handOverUsable);

@@ -8,7 +8,8 @@
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
 --         reply never came), 'f' an operator's force release: whoever holds the lock loses it
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
--- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it).
+-- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it,
+-- nor was it being handed over).
 
 -- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value (see acquire.lua).
 -- They are part of the wire format that nodes of different versions share: never change them.
@@ -36,6 +37,16 @@ local mode = ARGV[5]
 local function handed(value)
     local first = string.byte(value, 1)
     return first == HANDED or first == RESERVED
+end
+
+-- The fencing token of a hand-over "=<owner token>:<token>" (owner tokens have no ':'; an older version's refusal
+-- may have flagged it with a trailing "+").
+local function handed_fence(value)
+    local fence = string.sub(value, string.find(value, ':', 1, true) + 1)
+    if string.byte(fence, -1) == FLAGGED then
+        fence = string.sub(fence, 1, -2)
+    end
+    return fence
 end
 
 -- Hands the lock to the waiter that came first, with its fencing token (issued now, as acquire.lua issues one:
@@ -155,10 +166,15 @@ if mode == PERMIT then
 end
 local current = redis.call('GET', KEYS[1])
 if mode == FORCE then
-    -- A hand-over ends within its window by itself (its waiter confirms it or loses it), and is not forced: the
-    -- waiter may have started on it.
-    if not current or handed(current) then
+    if not current then
         return 0
+    end
+    if handed(current) then
+        -- A name being handed over counts as held: its waiter may have started on it. Pass it on above the handed
+        -- token, as a cancel does, so that the waiter's confirmation is refused and its early start ends as a lost
+        -- lease, like any holder's.
+        hand_off(handed_fence(current))
+        return 1
     end
     if string.byte(current, 1) == PERMITS then
         local held = redis.call('ZCOUNT', KEYS[3], '(' .. now_ms(), '+inf')
@@ -198,12 +214,8 @@ if not current then
     return 1
 end
 if handed(current) and string.sub(current, 2, #mine + 1) == mine then
-    -- Handed to this request: pass it on, above its token (an older version's "+" flag dropped).
-    local fence = string.sub(current, #mine + 2)
-    if string.byte(fence, -1) == FLAGGED then
-        fence = string.sub(fence, 1, -2)
-    end
-    hand_off(fence)
+    -- Handed to this request: pass it on, above its token.
+    hand_off(handed_fence(current))
 elseif string.sub(current, 1, #mine) == mine then
     release_exclusive(current, nil)
 elseif current == READERS then

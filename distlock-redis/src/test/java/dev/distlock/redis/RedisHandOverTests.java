@@ -132,6 +132,65 @@ class RedisHandOverTests {
     }
 
     @Test
+    void aForceReleaseDuringAHandOverEndsItAndAnswersReleased() throws Exception {
+        Scene scene = waiterQueuedBehindAHolder("forced", config, pool);
+        StringRedisTemplate redis = scene.redis();
+        StoreLockService operator = nodes.node(server, config, LockNodes.redisConfig("forced"));
+        scene.held().unlock();
+        LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
+        // Stretch the 100 ms window so that this test's steps surely fall inside it; the script sees a hand-over.
+        redis.expire("forced:{item}", Duration.ofSeconds(30));
+        assertThat(redis.opsForValue().get("forced:{item}")).as("handed over, not yet confirmed").startsWith("=");
+
+        // DESIGN section 2: a name being handed over counts as held.
+        assertThat(operator.forceRelease("item")).as("a name in its hand-over window is held").isTrue();
+        assertThat(redis.hasKey("forced:{item}")).as("the hand-over ended, nobody else waited").isFalse();
+
+        // The waiter's confirmation reaches a free key: granted with another token, which the engine refuses.
+        scene.gate().open.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> scene.gate().sent.get() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
+        await("the confirmation's grant is undone").atMost(Duration.ofSeconds(5))
+                .until(() -> !redis.hasKey("forced:{item}"));
+        LockOptions briefly = LockOptions.defaults().withWaitTime(Duration.ofSeconds(1));
+        try (LockHandle next = scene.holder().lock("item", briefly)) {
+            assertThat(next.fencingToken()).isGreaterThan(handed.fencingToken());
+        }
+    }
+
+    @Test
+    void aForceReleaseDuringAHandOverPassesItToTheNextWaiterAboveTheHandedToken() throws Exception {
+        Scene scene = waiterQueuedBehindAHolder("forced-next", config, pool);
+        StringRedisTemplate redis = scene.redis();
+        StoreLockService second = subscribed(nodes.node(server, config, LockNodes.redisConfig("forced-next")));
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try {
+            Future<LockHandle> secondWaiting = threads.submit(() -> second.lock("item"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> redis.opsForZSet().size("forced-next:{item}:waiters") == 2);
+            scene.held().unlock();
+            LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
+            redis.expire("forced-next:{item}", Duration.ofSeconds(30));
+
+            assertThat(scene.holder().forceRelease("item")).isTrue();
+            LockHandle next = secondWaiting.get(5, TimeUnit.SECONDS);
+            assertThat(next.fencingToken()).as("above the token of the ended hand-over")
+                    .isGreaterThan(handed.fencingToken());
+            scene.gate().open.countDown();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> !redis.opsForValue().get("forced-next:{item}").startsWith("="));
+            assertThat(redis.opsForValue().get("forced-next:{item}")).as("the second waiter confirmed its own token")
+                    .endsWith(":" + next.fencingToken());
+            assertThat(next.isHeld()).as("the first waiter's refused confirmation leaves it alone").isTrue();
+            next.unlock();
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
     void aHandOverPassedToAnotherLocalThreadBeforeItsConfirmationGetsTheFullLeaseWithIt() throws Exception {
         // A streak may last long enough for this test's steps.
         Scene scene = waiterQueuedBehindAHolder("local", config.withLocalHandOff(100, Duration.ofSeconds(30)), pool);

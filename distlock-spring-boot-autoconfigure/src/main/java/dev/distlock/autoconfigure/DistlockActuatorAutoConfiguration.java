@@ -26,8 +26,9 @@ import org.springframework.context.annotation.Configuration;
  * {@link HeldLockRegistry}) is configured:
  * <ul>
  * <li>the {@code distlock} endpoint ({@link DistlockEndpoint}) when it is available (enabled and exposed), with its
- * force release operation ({@link DistlockEndpointWebExtension}), which only {@code distlock.admin.force-release=true}
- * turns on;</li>
+ * force release operation ({@link DistlockEndpointWebExtension}), which needs both
+ * {@code distlock.admin.force-release=true} and {@code management.endpoint.distlock.access=unrestricted} (the
+ * endpoint's default access is read-only), and an authenticated principal when Spring Security is present;</li>
  * <li>the {@code distlock} health contributor ({@link DistlockHealthIndicator}) unless
  * {@code management.health.distlock.enabled=false}; its PING is bounded by {@code distlock.command-timeout}.</li>
  * </ul>

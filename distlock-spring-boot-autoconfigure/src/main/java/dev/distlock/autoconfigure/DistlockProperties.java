@@ -106,7 +106,9 @@ public record DistlockProperties(
 
     /**
      * @param forceRelease Whether DELETE /actuator/distlock/{name} may release a lock whoever holds it (audited and
-     *        logged). Off by default: the endpoint then answers 403 and changes nothing.
+     *        logged). Off by default: the endpoint then answers 403 and changes nothing. The DELETE also needs
+     *        management.endpoint.distlock.access=unrestricted (the endpoint is read-only by default) and, with
+     *        Spring Security present, an authenticated principal.
      */
     public record Admin(@DefaultValue("false") boolean forceRelease) {
     }

@@ -47,7 +47,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The {@code distlock} actuator endpoint, health contributor and meters over HTTP, in a web application on a
  * random port with the real engine and a real Redis that is paused and killed. Force release is on here
- * ({@code distlock.admin.force-release=true}); the sample application checks that it is off by default.
+ * ({@code distlock.admin.force-release=true} and {@code management.endpoint.distlock.access=unrestricted}); the
+ * sample application checks that it is off by default, {@link ForceReleaseAccessTests} that the property alone does
+ * not open it.
  */
 class ObservabilityWebTests {
 
@@ -73,6 +75,7 @@ class ObservabilityWebTests {
                         "management.endpoint.health.show-details", "always", "distlock.key-prefix", "web",
                         "distlock.lease-time", "900ms", "distlock.command-timeout", "800ms",
                         "distlock.admin.force-release", "true"))
+                .properties(Map.of("management.endpoint.distlock.access", "unrestricted"))
                 .run();
         baseUrl = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
     }
@@ -213,6 +216,21 @@ class ObservabilityWebTests {
         finally {
             otherInstance.close();
             factory.destroy();
+        }
+    }
+
+    @Test
+    void aForceReleaseDuringAStoreHandOverEndsItAndAnswers204() throws Exception {
+        // A release handed "stock:handed" to a waiter ("=<owner token>:<token>", see acquire.lua) that has not
+        // confirmed it yet; the window is stretched here so that the request surely falls inside it.
+        server.call("SET", "web:{stock:handed}", "=waiter-owner-token:1795815993093653", "PX", "30000");
+
+        assertThat(delete("/actuator/distlock/stock:handed").statusCode()).as("a name being handed over is held")
+                .isEqualTo(204);
+
+        assertThat(server.call("EXISTS", "web:{stock:handed}")).as("the hand-over ended").isEqualTo(0L);
+        try (LockHandle next = context.getBean(LockService.class).lock("stock:handed")) {
+            assertThat(next.fencingToken()).isGreaterThan(1795815993093653L);
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LeaseLostException;
@@ -565,10 +566,14 @@ public abstract class LockStoreContractTests {
         assertThat(fourth.get().fencingToken()).isGreaterThan(third.fencingToken());
         List.of(first, third, fourth.get()).forEach(LockHandle::unlock);
 
-        // Two nodes, four threads each, on two permits: never more than two inside, tokens in grant order.
+        // Two nodes, four threads each, on two permits: never more than two inside, tokens in the store's grant
+        // order. That order is the store's own (a reservation, a place in line), which callers may observe
+        // differently for two waiters let in at once; what they always observe is that a call made after a grant
+        // returned gets a higher token than that grant (see LockStore.supportsPermits).
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger mostInside = new AtomicInteger();
-        List<Long> grants = new ArrayList<>();
+        AtomicLong events = new AtomicLong();
+        List<PermitGrant> grants = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> work = new ArrayList<>();
@@ -576,10 +581,12 @@ public abstract class LockStoreContractTests {
                 StoreLockService node = t % 2 == 0 ? a : b;
                 work.add(pool.submit(() -> {
                     for (int i = 0; i < 5; i++) {
+                        long calledAfter = events.get();
                         try (LockHandle permit = node.lock("pool-load", LockOptions.defaults().withPermits(2)
                                 .withWaitTime(Duration.ofSeconds(20)))) {
                             synchronized (grants) {
-                                grants.add(permit.fencingToken());
+                                grants.add(new PermitGrant(calledAfter, events.incrementAndGet(),
+                                        permit.fencingToken()));
                             }
                             mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                             Thread.onSpinWait();
@@ -597,7 +604,28 @@ public abstract class LockStoreContractTests {
             pool.shutdownNow();
         }
         assertThat(mostInside.get()).as("holders at once").isBetween(1, 2);
-        assertThat(grants).hasSize(40).doesNotHaveDuplicates();
+        int compared = 0;
+        for (PermitGrant later : grants) {
+            for (PermitGrant earlier : grants) {
+                if (earlier.returnedAt() <= later.calledAfter()) {
+                    assertThat(later.token()).as("the token of a call made after a grant of token %d returned",
+                            earlier.token()).isGreaterThan(earlier.token());
+                    compared++;
+                }
+            }
+        }
+        assertThat(compared).as("grants followed by a later call").isPositive();
+        assertThat(grants).extracting(PermitGrant::token).hasSize(40).doesNotHaveDuplicates();
+    }
+
+    /**
+     * One permit grant as its caller saw it.
+     *
+     * @param calledAfter the events counted before the call was made
+     * @param returnedAt the event its return counted
+     * @param token its fencing token
+     */
+    private record PermitGrant(long calledAfter, long returnedAt, long token) {
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,15 +26,15 @@ import org.jspecify.annotations.Nullable;
  * <li>a waiter watches the whole line ({@link Standing#WAITING_FOR_A_PERMIT}): the permit it waits for is freed by
  * whichever of the nodes before it leaves first.</li>
  * </ul>
- * Every caller of a name must ask with the same permits (1 for a lock of any type): a request whose node finds an
- * earlier node in line with other permits is {@link Standing#MISMATCHED}, whether that node holds or waits. Only
- * earlier nodes count: a caller never fails because of one that came after it, and the holders of a name always
- * agree with each other (the later of any two saw the earlier one in line).
+ * Every caller of a name must ask with the same permits (1 for a lock of any type). Only a holder says with how many
+ * the name is held: the first node in line, which always holds. A request whose node disagrees with it is
+ * {@link Standing#MISMATCHED} (and leaves the line); a node that disagrees and is not first holds nothing and is
+ * ignored by everyone else, so that a caller with the wrong number, while its node is in line, makes no rightful
+ * caller fail. A caller never fails because of one that came after it.
  *
  * @param standing where the request's node stands
  * @param predecessor the child to watch when {@link Standing#WAITING}
- * @param heldWith the permits of the earliest node in line that disagrees, when {@link Standing#MISMATCHED}; else
- *        0
+ * @param heldWith the permits of the first node in line, when {@link Standing#MISMATCHED}; else 0
  */
 record QueuePosition(Standing standing, @Nullable String predecessor, int heldWith) {
 
@@ -73,36 +74,37 @@ record QueuePosition(Standing standing, @Nullable String predecessor, int heldWi
         int ownPermits = LockPaths.permits(own);
         boolean shared = LockPaths.isRead(own);
         boolean found = false;
+        String first = null;
+        long firstSequence = Long.MAX_VALUE;
+        for (String child : children) {
+            found |= child.equals(own);
+            long sequence = LockPaths.sequence(child);
+            if (sequence >= 0 && sequence < firstSequence) {
+                first = child;
+                firstSequence = sequence;
+            }
+        }
+        if (!found) {
+            return GONE;
+        }
+        int heldWith = LockPaths.permits(Objects.requireNonNull(first, "own is in line"));
+        if (heldWith != ownPermits) {
+            return new QueuePosition(Standing.MISMATCHED, null, heldWith);
+        }
         int before = 0;
         String blocker = null;
         long blockerSequence = -1;
-        String firstMismatch = null;
-        long firstMismatchSequence = Long.MAX_VALUE;
         for (String child : children) {
-            if (child.equals(own)) {
-                found = true;
-                continue;
-            }
             long sequence = LockPaths.sequence(child);
-            if (sequence < 0 || sequence >= ownSequence) {
-                continue;
+            if (sequence < 0 || sequence >= ownSequence || LockPaths.permits(child) != ownPermits) {
+                continue; // after ours, or of another number: about to fail and leave, it holds nothing
             }
             before++;
-            if (LockPaths.permits(child) != ownPermits && sequence < firstMismatchSequence) {
-                firstMismatch = child;
-                firstMismatchSequence = sequence;
-            }
             if ((shared && LockPaths.isRead(child)) || sequence <= blockerSequence) {
                 continue;
             }
             blocker = child; // the nearest blocking node before ours, for a lock
             blockerSequence = sequence;
-        }
-        if (!found) {
-            return GONE;
-        }
-        if (firstMismatch != null) {
-            return new QueuePosition(Standing.MISMATCHED, null, LockPaths.permits(firstMismatch));
         }
         if (ownPermits > 1) {
             return before < ownPermits ? GRANTED : WAITING_FOR_A_PERMIT;
@@ -112,8 +114,9 @@ record QueuePosition(Standing standing, @Nullable String predecessor, int heldWi
 
     /**
      * @param children the children of the lock node, in any order
-     * @return the nodes that hold the name now: the first {@code n} nodes when the first one asks for {@code n}
-     *         permits, the first node when it is exclusive, else the readers before the first exclusive node
+     * @return the nodes that hold the name now: of the nodes that agree with the first one on the permits, the
+     *         first {@code n} when it asks for {@code n}, the first when it is exclusive, else the readers before
+     *         the first exclusive node
      */
     static List<String> holders(List<String> children) {
         List<String> inLine = children.stream().filter(child -> LockPaths.sequence(child) >= 0)
@@ -122,10 +125,12 @@ record QueuePosition(Standing standing, @Nullable String predecessor, int heldWi
             return List.of();
         }
         String first = inLine.get(0);
+        int heldWith = LockPaths.permits(first);
+        // A node that disagrees with the first on the permits holds nothing (see of).
+        List<String> agreeing = inLine.stream().filter(child -> LockPaths.permits(child) == heldWith).toList();
         if (LockPaths.isRead(first)) {
-            return inLine.stream().takeWhile(LockPaths::isRead).toList();
+            return agreeing.stream().takeWhile(LockPaths::isRead).toList();
         }
-        // A node among them that disagrees on the permits is about to fail and leave: deleting it changes nothing.
-        return inLine.subList(0, Math.min(LockPaths.permits(first), inLine.size()));
+        return agreeing.subList(0, Math.min(heldWith, agreeing.size()));
     }
 }

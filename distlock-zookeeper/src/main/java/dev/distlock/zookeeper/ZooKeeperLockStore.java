@@ -255,9 +255,10 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * Deletes the holders' nodes (the first one in line, the readers at its head, or the first {@code n} nodes of a
-     * name with {@code n} permits). Their instances watch their held nodes and report the loss at once; the waiters
-     * behind them are woken by the deletion, and their nodes' zxids, their fencing tokens, are above theirs.
+     * Deletes the holders' nodes (the first one in line, the readers at its head, or the first {@code n} nodes of
+     * {@code n} permits of a name held with {@code n}: {@code QueuePosition.holders}). Their instances watch their
+     * held nodes and report the loss at once; the waiters behind them are woken by the deletion, and their nodes'
+     * zxids, their fencing tokens, are above theirs.
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
@@ -272,7 +273,7 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * @return true: the first {@code n} nodes of a name hold its {@code n} permits ({@link QueuePosition}); nodes are
+     * @return true: the first {@code n} nodes of {@code n} permits hold the name ({@link QueuePosition}); nodes are
      *         created, and so granted, in the order of their zxids, which makes those the tokens in grant order
      */
     @Override

@@ -88,4 +88,31 @@ class QueuePositionTests {
         assertThat(QueuePosition.of(lockLine, node(LockPaths.WRITE, 2)).standing()).as("a later one does not count")
                 .isEqualTo(Standing.WAITING);
     }
+
+    @Test
+    void aNodeThatDisagreesWithoutHoldingIsIgnoredByTheOthersAndMismatchedItself() {
+        // The first node in line holds, so its number is the name's; a later node of another number holds nothing.
+        List<String> permitLine = List.of(permits(2, 1), permits(3, 2), permits(2, 3), permits(2, 4));
+        QueuePosition wrong = QueuePosition.of(permitLine, permits(3, 2));
+        assertThat(wrong.standing()).isEqualTo(Standing.MISMATCHED);
+        assertThat(wrong.heldWith()).as("the number the name is held with").isEqualTo(2);
+        assertThat(QueuePosition.of(permitLine, permits(2, 3)).standing()).as("the second permit")
+                .isEqualTo(Standing.GRANTED);
+        assertThat(QueuePosition.of(permitLine, permits(2, 4)).standing())
+                .isEqualTo(Standing.WAITING_FOR_A_PERMIT);
+        assertThat(QueuePosition.holders(permitLine)).containsExactly(permits(2, 1), permits(2, 3));
+
+        List<String> writers = List.of(node(LockPaths.WRITE, 1), permits(2, 2), node(LockPaths.WRITE, 3));
+        QueuePosition writer = QueuePosition.of(writers, node(LockPaths.WRITE, 3));
+        assertThat(writer.standing()).isEqualTo(Standing.WAITING);
+        assertThat(writer.predecessor()).as("the holder, not the wrong node").isEqualTo(node(LockPaths.WRITE, 1));
+        List<String> readers = List.of(node(LockPaths.READ, 1), permits(2, 2), node(LockPaths.READ, 3));
+        assertThat(QueuePosition.of(readers, node(LockPaths.READ, 3)).standing()).isEqualTo(Standing.GRANTED);
+        assertThat(QueuePosition.holders(readers)).containsExactly(node(LockPaths.READ, 1), node(LockPaths.READ, 3));
+
+        // A node of another number that is first in line holds: then the others disagree with a holder.
+        List<String> wrongFirst = List.of(permits(3, 2), permits(2, 3));
+        assertThat(QueuePosition.of(wrongFirst, permits(3, 2)).standing()).isEqualTo(Standing.GRANTED);
+        assertThat(QueuePosition.of(wrongFirst, permits(2, 3)).heldWith()).isEqualTo(3);
+    }
 }

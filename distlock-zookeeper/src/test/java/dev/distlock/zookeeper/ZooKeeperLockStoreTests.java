@@ -24,6 +24,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.WatchersDebug;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -434,6 +435,32 @@ class ZooKeeperLockStoreTests {
             assertThat(line("pool-mismatch")).as("deleted before the caller heard of it").isEqualTo(before);
             try (LockHandle agreeing = b.lock("pool-mismatch", LockOptions.defaults().withPermits(3))) {
                 assertThat(agreeing.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+        }
+    }
+
+    @Test
+    void aNodeOfAnotherNumberThatDoesNotHoldMakesNoRightfulCallerFail() throws Exception {
+        StoreLockService a = nodes.node(config());
+        StoreLockService b = nodes.node(config());
+        LockOptions two = LockOptions.defaults().withPermits(2).withWaitTime(Duration.ZERO);
+        try (LockHandle held = a.lock("pool-wrong", two)) {
+            // A caller with the wrong number, between its create and its refusal's delete (made by hand: the
+            // real one deletes its node within one round trip).
+            String wrong = admin.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(
+                    LockPaths.lockPath(BASE, "pool-wrong") + "/_c_" + UUID.randomUUID() + "-" + LockPaths.PERMITS
+                            + "3__");
+            try {
+                Optional<LockHandle> second = b.tryLock("pool-wrong", two);
+                assertThat(second).as("the second permit, the wrong node ignored").isPresent();
+                assertThat(b.tryLock("pool-wrong", two)).as("a third holder of two permits").isEmpty();
+                assertThatThrownBy(() -> b.tryLock("pool-wrong", two.withPermits(3)))
+                        .as("the wrong number itself").isInstanceOf(LockException.class)
+                        .hasMessageContaining("2 permits");
+                second.get().unlock();
+            }
+            finally {
+                admin.delete().forPath(wrong);
             }
         }
     }
