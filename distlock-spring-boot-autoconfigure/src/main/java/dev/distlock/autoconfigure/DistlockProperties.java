@@ -3,6 +3,8 @@ package dev.distlock.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.InvalidPropertyException;
+import dev.distlock.LockException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.LockDefaults;
@@ -66,10 +68,11 @@ public record DistlockProperties(
     public DistlockProperties {
         toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout);
         if (keyPrefix == null || keyPrefix.isBlank()) {
-            throw new IllegalArgumentException("distlock.key-prefix must not be blank");
+            throw new InvalidPropertyException("distlock.key-prefix", "must not be blank");
         }
         if (commandTimeout == null || commandTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("distlock.command-timeout must be at least 1ms: " + commandTimeout);
+            throw new InvalidPropertyException("distlock.command-timeout", "must be at least 1 ms: "
+                    + (commandTimeout == null ? "none" : LockException.millis(commandTimeout)));
         }
     }
 
@@ -96,7 +99,7 @@ public record DistlockProperties(
         public Leader {
             for (String group : groups) {
                 if (group == null || group.isBlank()) {
-                    throw new IllegalArgumentException("distlock.leader.groups must not contain a blank group: "
+                    throw new InvalidPropertyException("distlock.leader.groups", "must not contain a blank group: "
                             + groups);
                 }
             }

@@ -21,11 +21,14 @@ import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.mock.env.MockEnvironment;
@@ -171,6 +174,33 @@ class DistlockAnnotationAutoConfigurationTests {
         // The second method of the bean is validated as well, not only the first that makes it a proxy candidate.
         runner().withBean(BadSecondMethod.class).run(context -> assertThat(messages(context.getStartupFailure()))
                 .contains(BadSecondMethod.class.getName() + ".second: leaseTime '-5s' must be at least 1ms"));
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void methodsRelyingOnTheDefaultNameAreListedOnceAtStartUp(CapturedOutput output) {
+        runner().withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+                .withBean(BadSecondMethodFixed.class).withBean(Locked.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    String intro = "@DistributedLock methods without a name lock '<SimpleClassName>.<methodName>'";
+                    assertThat(output.getOut().split(java.util.regex.Pattern.quote(intro), -1)).hasSize(2);
+                    String line = output.getOut().lines().filter(l -> l.contains(intro)).findFirst().orElseThrow();
+                    assertThat(line).contains(" INFO ").endsWith("set name = \"...\" on: BadSecondMethodFixed.first, "
+                            + "BadSecondMethodFixed.second");
+                    assertThat(line).doesNotContain("Locked.work");
+                });
+    }
+
+    /** Two methods that rely on the default name. */
+    static class BadSecondMethodFixed {
+
+        @DistributedLock
+        public void first() {
+        }
+
+        @DistributedLock(leaseTime = "5s")
+        public void second() {
+        }
     }
 
     @Test
