@@ -38,6 +38,7 @@ import org.springframework.core.Ordered;
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
  * @param leader Leadership campaigns the application starts by itself.
  * @param admin What operators may do through the actuator endpoint.
+ * @param problemDetails Answering lock timeouts and an unavailable lock store in web requests with HTTP 503.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
@@ -51,7 +52,8 @@ public record DistlockProperties(
         @Nullable String store,
         @DefaultValue LocalHandOff localHandOff,
         @DefaultValue Leader leader,
-        @DefaultValue Admin admin) {
+        @DefaultValue Admin admin,
+        @DefaultValue ProblemDetails problemDetails) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -112,6 +114,26 @@ public record DistlockProperties(
      *        logged). Off by default: the endpoint then answers 403 and changes nothing.
      */
     public record Admin(@DefaultValue("false") boolean forceRelease) {
+    }
+
+    /**
+     * @param enabled Whether a LockTimeoutException or LockUnavailableException that reaches Spring MVC or WebFlux
+     *        is answered with HTTP 503, an RFC 9457 problem detail (title, detail, the lock names as 'locks') and a
+     *        Retry-After header, instead of a 500. Backs off when the application has its own @ControllerAdvice for
+     *        those exceptions.
+     * @param retryAfter What the Retry-After header of those answers tells clients, in whole seconds (rounded up).
+     */
+    public record ProblemDetails(@DefaultValue("false") boolean enabled, @DefaultValue("1s") Duration retryAfter) {
+
+        /**
+         * Checks the retry delay.
+         */
+        public ProblemDetails {
+            if (retryAfter == null || retryAfter.isNegative()) {
+                throw new InvalidPropertyException("distlock.problem-details.retry-after", "must not be negative: "
+                        + (retryAfter == null ? "none" : LockException.millis(retryAfter)));
+            }
+        }
     }
 
     /**

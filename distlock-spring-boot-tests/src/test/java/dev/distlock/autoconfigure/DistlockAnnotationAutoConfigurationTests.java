@@ -207,7 +207,7 @@ class DistlockAnnotationAutoConfigurationTests {
     void metadataDocumentsEveryProperty() throws IOException {
         String metadata = distlockMetadata();
         for (String property : Set.of("enabled", "key-prefix", "wait-time", "lease-time", "on-lease-lost",
-                "command-timeout", "aspect-order")) {
+                "command-timeout", "aspect-order", "problem-details.enabled", "problem-details.retry-after")) {
             assertThat(metadata).contains("\"name\": \"distlock." + property + "\"");
         }
         assertThat(metadata).contains("\"defaultValue\": \"3s\"", "\"defaultValue\": \"30s\"",
