@@ -1,6 +1,8 @@
 package dev.distlock;
 
+import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -41,7 +43,8 @@ public interface LockService {
      */
     default LockHandle lock(String name, LockOptions options) {
         return tryLock(name, options).orElseThrow(() -> new LockTimeoutException(
-                "Lock '" + name + "' not acquired within " + describeWait(options)));
+                "Lock '" + name + "' not acquired within " + describeWait(effectiveWait(options)),
+                List.of(name), effectiveWait(options).orElse(null), null));
     }
 
     /**
@@ -103,7 +106,9 @@ public interface LockService {
      */
     default MultiLockHandle lockAll(Collection<String> names, LockOptions options) {
         return tryLockAll(names, options).orElseThrow(() -> new LockTimeoutException(
-                "Locks " + LockGroup.order(names) + " not all acquired within " + describeWait(options)));
+                "Locks " + LockGroup.order(names) + " not all acquired within "
+                        + describeWait(effectiveWait(options)),
+                LockGroup.order(names), effectiveWait(options).orElse(null), null));
     }
 
     /**
@@ -183,7 +188,29 @@ public interface LockService {
         runWithLock(name, LockOptions.defaults(), action);
     }
 
-    private static String describeWait(LockOptions options) {
-        return options.waitTime().map(Object::toString).orElse("the configured distlock.wait-time");
+    /**
+     * The wait a call whose options leave it unset gets ({@code distlock.wait-time}), so that a timeout can say how
+     * long it waited.
+     *
+     * @return the default wait, or empty when this service does not know it (the default implementation)
+     */
+    default Optional<Duration> defaultWaitTime() {
+        return Optional.empty();
+    }
+
+    /**
+     * @param options the options of a call
+     * @return the wait that call gets: the options' own, else {@link #defaultWaitTime()}
+     */
+    private Optional<Duration> effectiveWait(LockOptions options) {
+        return options.waitTime().or(this::defaultWaitTime);
+    }
+
+    /**
+     * @param wait an effective wait, if known
+     * @return it for a message: {@code "3000 ms"}, or the property that sets it when unknown
+     */
+    private static String describeWait(Optional<Duration> wait) {
+        return wait.map(LockException::millis).orElse("the configured distlock.wait-time");
     }
 }

@@ -338,6 +338,10 @@
   }
 
   $('self').textContent = location.host;
+  getJson('/api/demo/store').then(store => {
+    $('store').textContent = store.description === 'none' ? store.id + ' (distlock.enabled=false)'
+        : store.id + ': ' + store.description;
+  }).catch(() => { $('store').textContent = 'unknown'; });
   $('run-transfers').addEventListener('click', runTransfers);
   refreshAccounts();
   setInterval(refreshAccounts, 3000);

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.LockException;
 import dev.distlock.core.HeldLockRegistry;
 import dev.distlock.core.WatchdogStatus;
 import dev.distlock.spi.StoreHealth;
@@ -66,7 +67,7 @@ public class DistlockHealthIndicator implements HealthIndicator {
         }
         catch (TimeoutException ex) {
             details.put("store", "DOWN");
-            details.put("error", "the lock store did not answer within " + timeout);
+            details.put("error", "the lock store did not answer within " + LockException.millis(timeout));
         }
         catch (ExecutionException ex) {
             Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;

@@ -40,6 +40,10 @@ public class AnnotationLockOperationSource implements LockOperationSource {
 
     private final LockKeyEvaluator evaluator = new LockKeyEvaluator();
 
+    private static final String KEY_ACTION = "Fix the key expression: refer to the method's parameters by name "
+            + "(#productId, with the code compiled with -parameters), by position (#p0 or #a0), to #root.args or to a "
+            + "bean (@beanName); or leave key empty for one lock per method.";
+
     /**
      * @param propertyResolver resolves {@code ${...}} placeholders (the Environment)
      * @param beanExists tells whether a bean name referenced by a key ({@code @name}) exists
@@ -86,17 +90,20 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         }
         String where = userClass.getName() + "." + specific.getName();
         if (Modifier.isStatic(specific.getModifiers())) {
-            throw invalid(where, "method", "a static method cannot be proxied");
+            throw invalid(where, "method", "a static method cannot be proxied",
+                    "Make it an instance method of a Spring bean, or lock inside it with LockService.");
         }
         String unsupported = ReturnKind.unsupported(specific);
         if (unsupported != null) {
-            throw invalid(where, "return type", unsupported);
+            throw invalid(where, "return type", unsupported, "Change the method's return type, or lock inside the "
+                    + "method with LockService.executeWithLock.");
         }
         if (annotation.onTimeout() == OnTimeout.SKIP && ReturnKind.of(specific) == ReturnKind.SUSPENDING
                 && !CoroutineSupport.mayReturnNull(specific)) {
             // A skipped suspend fun completes with null; a Kotlin caller would take it for a non-null value.
             throw invalid(where, "onTimeout", "SKIP makes the suspending function return null: declare its return "
-                    + "type nullable (or Unit)");
+                    + "type nullable (or Unit)", "Declare the function's return type nullable (or Unit), or use "
+                    + "onTimeout = OnTimeout.THROW.");
         }
         String name = resolve(where, "name", annotation.name()).strip();
         if (name.isEmpty()) {
@@ -109,7 +116,8 @@ public class AnnotationLockOperationSource implements LockOperationSource {
                 key = evaluator.parse(keySource, specific, userClass, beanExists);
             }
             catch (IllegalArgumentException ex) {
-                throw invalid(where, "key", Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
+                throw invalid(where, "key", Objects.requireNonNullElse(ex.getMessage(), ex.toString()), KEY_ACTION,
+                        ex);
             }
         }
         LockOptions options = LockOptions.defaults().withType(annotation.type());
@@ -128,15 +136,18 @@ public class AnnotationLockOperationSource implements LockOperationSource {
             }
             catch (IllegalArgumentException ex) {
                 throw invalid(where, "holdAtLeast", "'" + annotation.holdAtLeast() + "' is longer than the fixed "
-                        + "leaseTime '" + annotation.leaseTime() + "': the lease would end first", ex);
+                        + "leaseTime '" + annotation.leaseTime() + "': the lease would end first", "Make leaseTime at "
+                        + "least as long as holdAtLeast, or leave leaseTime empty for a watchdog-renewed lease.", ex);
             }
         }
         if (annotation.permits() < 1) {
-            throw invalid(where, "permits", "must be at least 1: " + annotation.permits());
+            throw invalid(where, "permits", "must be at least 1: " + annotation.permits(),
+                    "Set permits to 1 (a lock, the default) or more (that many holders at once).");
         }
         if (annotation.permits() > 1 && (annotation.type() == LockType.READ || annotation.type() == LockType.WRITE)) {
             throw invalid(where, "permits", annotation.permits() + " need type REENTRANT or FAIR, not "
-                    + annotation.type());
+                    + annotation.type(), "Use type = LockType.REENTRANT (or FAIR) with permits, or permits = 1 with "
+                    + annotation.type() + ".");
         }
         options = options.withPermits(annotation.permits());
         return new LockOperation(specific, userClass, name, keySource, key, evaluator, options,
@@ -148,7 +159,9 @@ public class AnnotationLockOperationSource implements LockOperationSource {
             return propertyResolver.resolveRequiredPlaceholders(value);
         }
         catch (IllegalArgumentException ex) {
-            throw invalid(where, attribute, Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
+            throw invalid(where, attribute, Objects.requireNonNullElse(ex.getMessage(), ex.toString()),
+                    "Define the property that " + attribute + " refers to, or give it a default: "
+                            + "\"${property:default}\".", ex);
         }
     }
 
@@ -163,21 +176,29 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         }
         catch (IllegalArgumentException ex) {
             throw invalid(where, attribute, "'" + value + "' is not a duration (use e.g. \"3s\", \"500ms\", \"PT3S\" "
-                    + "or a number of milliseconds)", ex);
+                    + "or a number of milliseconds)", durationAction(attribute), ex);
         }
         if (duration.isNegative() || (positive && duration.toMillis() < 1)) {
-            throw invalid(where, attribute, "'" + value + "' must be " + (positive ? "at least 1ms" : "zero or positive"));
+            throw invalid(where, attribute, "'" + value + "' must be " + (positive ? "at least 1ms" : "zero or positive"),
+                    durationAction(attribute), null);
         }
         return duration;
     }
 
-    private static IllegalStateException invalid(String where, String attribute, String problem) {
-        return invalid(where, attribute, problem, null);
+    private static String durationAction(String attribute) {
+        return "Set " + attribute + " to a duration such as \"3s\", \"500ms\" or \"PT3S\", a number of milliseconds "
+                + "or a ${property} holding one; \"\" takes the default" + (attribute.equals("waitTime")
+                        ? " (distlock.wait-time)." : attribute.equals("leaseTime")
+                                ? " (a watchdog-renewed lease of distlock.lease-time)." : ".");
     }
 
-    private static IllegalStateException invalid(String where, String attribute, String problem,
-            @Nullable Throwable cause) {
-        return new IllegalStateException("Invalid @DistributedLock on " + where + ": " + attribute + " " + problem,
-                cause);
+    private static InvalidLockAnnotationException invalid(String where, String attribute, String problem,
+            String action) {
+        return invalid(where, attribute, problem, action, null);
+    }
+
+    private static InvalidLockAnnotationException invalid(String where, String attribute, String problem,
+            String action, @Nullable Throwable cause) {
+        return new InvalidLockAnnotationException(where, attribute, problem, action, cause);
     }
 }

@@ -1,5 +1,6 @@
 package dev.distlock.annotation;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -7,8 +8,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import dev.distlock.LockContext;
+import dev.distlock.LockException;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -99,7 +102,17 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
      * @throws LockTimeoutException when not acquired in time and the operation says {@link OnTimeout#THROW}
      */
     @Nullable MultiLockHandle acquire(LockOperation operation, List<String> lockNames) {
-        Optional<MultiLockHandle> acquired = lockService.get().tryLockAll(lockNames, operation.options());
+        LockService service = lockService.get();
+        Optional<Duration> wait = operation.options().waitTime().or(service::defaultWaitTime);
+        Optional<MultiLockHandle> acquired;
+        try {
+            acquired = service.tryLockAll(lockNames, operation.options());
+        }
+        catch (LockUnavailableException ex) {
+            // The store's message names the store and what failed; the fields add what only the annotation knows.
+            throw new LockUnavailableException(Objects.requireNonNullElse(ex.getMessage(), ex.toString()), lockNames,
+                    wait.orElse(null), operation.shortMethodName(), ex);
+        }
         if (acquired.isPresent()) {
             return acquired.get();
         }
@@ -108,7 +121,8 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
         }
         throw new LockTimeoutException(describe(lockNames) + " of " + operation.describeMethod()
                 + (lockNames.size() == 1 ? " not acquired within " : " not all acquired within ")
-                + operation.options().waitTime().map(Object::toString).orElse("the configured distlock.wait-time"));
+                + wait.map(LockException::millis).orElse("the configured distlock.wait-time"), lockNames,
+                wait.orElse(null), operation.shortMethodName());
     }
 
     private static String describe(List<String> lockNames) {

@@ -8,8 +8,9 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 /**
  * Matches the methods that have a {@link LockOperation}, asking the {@link LockOperationSource} (as Spring's
- * {@code CacheOperationSourcePointcut} does). Matching parses the annotation, so an invalid one fails the creation
- * of the bean.
+ * {@code CacheOperationSourcePointcut} does). An invalid annotation is not reported here: thrown inside the
+ * auto-proxy creator it would reach the user as "Unexpected AOP exception", its own message buried under bean
+ * creation errors. {@link DistributedLockMethodValidator} reports it, as the one place that checks annotations.
  */
 final class DistributedLockPointcut extends StaticMethodMatcherPointcut {
 
@@ -24,6 +25,12 @@ final class DistributedLockPointcut extends StaticMethodMatcherPointcut {
 
     @Override
     public boolean matches(Method method, Class<?> targetClass) {
-        return operationSource.hasOperation(method, targetClass);
+        try {
+            return operationSource.hasOperation(method, targetClass);
+        }
+        catch (InvalidLockAnnotationException ex) {
+            // The method is annotated: should the check be switched off, calls still fail rather than run unlocked.
+            return true;
+        }
     }
 }

@@ -123,6 +123,11 @@ public final class LockOperation {
         return targetClass.getName() + "." + method.getName();
     }
 
+    /** @return {@code SimpleClassName.methodName}, as exceptions' {@code method()} and the default name give it */
+    public String shortMethodName() {
+        return targetClass.getSimpleName() + "." + method.getName();
+    }
+
     @Override
     public String toString() {
         return "LockOperation[" + describeMethod() + ", name=" + name + ", key=" + keySource + ", " + options

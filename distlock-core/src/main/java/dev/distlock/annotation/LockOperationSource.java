@@ -24,7 +24,7 @@ public interface LockOperationSource {
      * @param method the method
      * @param targetClass the bean class, or {@code null} when unknown
      * @return whether the method has an operation
-     * @throws IllegalStateException when the annotation is invalid, naming the class, method and attribute
+     * @throws InvalidLockAnnotationException when the annotation is invalid, naming the class, method and attribute
      */
     default boolean hasOperation(Method method, @Nullable Class<?> targetClass) {
         return getOperation(method, targetClass) != null;
@@ -34,7 +34,7 @@ public interface LockOperationSource {
      * @param method the invoked method (possibly of an interface)
      * @param targetClass the bean class, or {@code null} when unknown
      * @return the operation, or {@code null} when the method is not annotated
-     * @throws IllegalStateException when the annotation is invalid, naming the class, method and attribute
+     * @throws InvalidLockAnnotationException when the annotation is invalid, naming the class, method and attribute
      */
     @Nullable LockOperation getOperation(Method method, @Nullable Class<?> targetClass);
 }

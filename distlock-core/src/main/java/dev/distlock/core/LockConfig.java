@@ -3,7 +3,10 @@ package dev.distlock.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.distlock.InvalidPropertyException;
+import dev.distlock.LockException;
 import dev.distlock.OnLeaseLost;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
 
@@ -37,23 +40,28 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
     public LockConfig {
         Objects.requireNonNull(onLeaseLost, "distlock.on-lease-lost must be log or throw");
         if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("distlock.wait-time must not be negative: " + waitTime);
+            throw new InvalidPropertyException("distlock.wait-time", "must not be negative: " + millis(waitTime));
         }
         if (leaseTime == null || leaseTime.toMillis() < 3) {
             // Renewed every third of it: below 3 ms there is nothing left to renew with.
-            throw new IllegalArgumentException("distlock.lease-time must be at least 3ms: " + leaseTime);
+            throw new InvalidPropertyException("distlock.lease-time", "must be at least 3 ms: " + millis(leaseTime));
         }
         if (localHandOffMaxCount < 0) {
-            throw new IllegalArgumentException("distlock.local-hand-off.max-count must not be negative: "
+            throw new InvalidPropertyException("distlock.local-hand-off.max-count", "must not be negative: "
                     + localHandOffMaxCount);
         }
         if (localHandOffMaxTime == null || localHandOffMaxTime.isNegative()) {
-            throw new IllegalArgumentException("distlock.local-hand-off.max-time must not be negative: "
-                    + localHandOffMaxTime);
+            throw new InvalidPropertyException("distlock.local-hand-off.max-time", "must not be negative: "
+                    + millis(localHandOffMaxTime));
         }
         if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()) {
-            throw new IllegalArgumentException("distlock.command-timeout must be positive: " + commandTimeout);
+            throw new InvalidPropertyException("distlock.command-timeout", "must be positive: "
+                    + millis(commandTimeout));
         }
+    }
+
+    private static String millis(@Nullable Duration duration) {
+        return duration == null ? "none" : LockException.millis(duration);
     }
 
     /** @return the documented defaults */

@@ -71,7 +71,8 @@ final class StoreCalls {
         catch (LockUnavailableException ex) {
             // The attempt may still run (or have run): undo it strictly after it.
             stage.whenComplete((attempt, error) -> cancel(request));
-            throw ex;
+            throw ex.lockNames().isEmpty() ? new LockUnavailableException(String.valueOf(ex.getMessage()),
+                    List.of(request.name()), null, null, ex.getCause()) : ex;
         }
     }
 

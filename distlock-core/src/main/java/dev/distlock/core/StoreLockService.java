@@ -103,6 +103,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
     }
 
     @Override
+    public Optional<Duration> defaultWaitTime() {
+        return Optional.of(config.waitTime());
+    }
+
+    @Override
     public Optional<LockHandle> tryLock(String name, LockOptions options) {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("Lock name must not be empty");

@@ -63,6 +63,9 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private final List<String> extraArgs;
 
+    /** How long the JVM's cleanup leaves this server to its owner at exit; zero: killed at once. */
+    private volatile Duration exitGrace = Duration.ZERO;
+
     private final Path workDir;
 
     private final Path configFile;
@@ -314,6 +317,18 @@ public final class RedisServerProcess implements AutoCloseable {
         RUNNING.remove(this);
     }
 
+    /**
+     * Lets this server outlive the start of the JVM's shutdown by up to {@code grace}: the JVM's cleanup, which
+     * otherwise kills every server at once, first waits that long for the server's owner to {@link #stop()} it. For
+     * an application that starts its own Redis and still needs it while it shuts down (to release its locks), and
+     * stops it last.
+     *
+     * @param grace how long to wait for the owner at JVM exit before killing the server
+     */
+    public void stopAtExitWithin(Duration grace) {
+        this.exitGrace = grace;
+    }
+
     /** Kills the server with {@code SIGKILL}, as a crash would, and waits until it is gone. */
     public synchronized void kill() {
         Process p = process;
@@ -410,6 +425,19 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     private static void cleanUp() {
+        long start = System.nanoTime();
+        for (RedisServerProcess server : List.copyOf(RUNNING)) {
+            // The owner's own shutdown (another hook, running now) stops it; wait for that, bounded.
+            while (RUNNING.contains(server) && System.nanoTime() - start < server.exitGrace.toNanos()) {
+                try {
+                    Thread.sleep(20);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
         RUNNING.forEach(RedisServerProcess::kill);
         String keep = System.getProperty(KEEP_WORK_DIRS, System.getenv(KEEP_WORK_DIRS));
         if (Boolean.parseBoolean(keep)) {

@@ -2,6 +2,8 @@ package dev.distlock.redis;
 
 import java.util.Locale;
 
+import dev.distlock.InvalidPropertyException;
+
 /**
  * {@code distlock.replication.min-replicas}: how many replicas must acknowledge a lock write ({@code WAIT}) before
  * an acquire returns, and a renewal counts.
@@ -28,11 +30,11 @@ public record MinReplicas(boolean auto, int count) {
      */
     public MinReplicas {
         if (count < 0) {
-            throw new IllegalArgumentException(
-                    "distlock.replication.min-replicas must be 'auto' or a whole number >= 0: " + count);
+            throw new InvalidPropertyException("distlock.replication.min-replicas",
+                    "must be 'auto' or a whole number >= 0: " + count);
         }
         if (auto && count != 1) {
-            throw new IllegalArgumentException("distlock.replication.min-replicas=auto waits for one replica");
+            throw new InvalidPropertyException("distlock.replication.min-replicas", "'auto' waits for one replica");
         }
     }
 

@@ -2,7 +2,10 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
+import dev.distlock.InvalidPropertyException;
+import dev.distlock.LockException;
 import dev.distlock.core.LockDefaults;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
 
@@ -35,15 +38,14 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
      * Validates the settings.
      */
     public RedisLockConfig {
-        require(keyPrefix != null && !keyPrefix.isBlank(), "distlock.key-prefix must not be blank");
-        require(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-                "distlock.key-prefix must not contain '{' or '}' (they would break Redis Cluster hash tags): "
-                        + keyPrefix);
-        require(commandTimeout != null && commandTimeout.toMillis() >= 1,
-                "distlock.command-timeout must be at least 1ms: " + commandTimeout);
-        require(minReplicas != null, "distlock.replication.min-replicas must be 'auto' or a whole number >= 0");
-        require(replicationTimeout != null && replicationTimeout.toMillis() >= 1,
-                "distlock.replication.timeout must be at least 1ms: " + replicationTimeout);
+        require(keyPrefix != null && !keyPrefix.isBlank(), "distlock.key-prefix", "must not be blank");
+        require(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0, "distlock.key-prefix",
+                "must not contain '{' or '}' (they would break Redis Cluster hash tags): " + keyPrefix);
+        require(commandTimeout != null && commandTimeout.toMillis() >= 1, "distlock.command-timeout",
+                "must be at least 1 ms: " + millis(commandTimeout));
+        require(minReplicas != null, "distlock.replication.min-replicas", "must be 'auto' or a whole number >= 0");
+        require(replicationTimeout != null && replicationTimeout.toMillis() >= 1, "distlock.replication.timeout",
+                "must be at least 1 ms: " + millis(replicationTimeout));
     }
 
     /**
@@ -63,10 +65,14 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
         return DEFAULTS;
     }
 
-    private static void require(boolean condition, String message) {
+    private static void require(boolean condition, String property, String problem) {
         if (!condition) {
-            throw new IllegalArgumentException(message);
+            throw new InvalidPropertyException(property, problem);
         }
+    }
+
+    private static String millis(@Nullable Duration duration) {
+        return duration == null ? "none" : LockException.millis(duration);
     }
 
     /** @param keyPrefix the key prefix @return a copy with it */

@@ -4,6 +4,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.InvalidPropertyException;
+
 /**
  * Settings of the {@link RedlockStore}, validated in the constructor with messages naming the {@code distlock.*}
  * property at fault.
@@ -24,7 +26,7 @@ public record RedlockConfig(List<String> nodes, String keyPrefix, Duration comma
     public RedlockConfig {
         nodes = List.copyOf(nodes);
         if (nodes.size() < MIN_NODES) {
-            throw new IllegalArgumentException("distlock.redlock.nodes needs at least " + MIN_NODES
+            throw new InvalidPropertyException("distlock.redlock.nodes", "needs at least " + MIN_NODES
                     + " independent Redis masters (a majority must survive the loss of one), got " + nodes.size());
         }
         for (int i = 0; i < nodes.size(); i++) {
@@ -52,7 +54,7 @@ public record RedlockConfig(List<String> nodes, String keyPrefix, Duration comma
         }
         if (problem != null) {
             // The URI may carry a password: name the position, not the value.
-            throw new IllegalArgumentException("distlock.redlock.nodes[" + index + "] is not a Redis URI "
+            throw new InvalidPropertyException("distlock.redlock.nodes[" + index + "]", "is not a Redis URI "
                     + "(redis://[user:password@]host:port): " + problem);
         }
     }

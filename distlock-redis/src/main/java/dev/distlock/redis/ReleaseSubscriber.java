@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * The one pub/sub subscription of the application: when a release hands a lock to a waiter, {@code release.lua}
@@ -23,14 +24,19 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * tells the engine ({@link StoreEvents#handedOver}), which lets that waiter start and wakes the others of the name.
  * <p>
  * Once subscribed, the client re-subscribes by itself after Redis comes back. Until the first subscription
- * succeeds (Redis down at start-up), a daemon thread retries every second with a fresh container: a container that
- * failed to start counts as started and would never try again.
+ * succeeds (Redis down at start-up), a daemon thread retries with a fresh container (a container that failed to
+ * start counts as started and would never try again), backing off from 1 s, doubling up to 30 s. An outage is
+ * logged once: a WARN at the first failure, DEBUG for the retries, an INFO when subscribed at last. Waiters do not
+ * depend on it meanwhile: they re-check the lock on their bounded fallback.
  */
 final class ReleaseSubscriber implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
 
-    private static final long RETRY_MILLIS = 1000;
+    /** First retry delay; doubled after each failure up to {@link #MAX_RETRY_MILLIS}. */
+    private static final long FIRST_RETRY_MILLIS = 1000;
+
+    private static final long MAX_RETRY_MILLIS = 30_000;
 
     private final RedisConnectionFactory connectionFactory;
 
@@ -51,12 +57,30 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private volatile boolean closed;
 
+    private final long firstRetryMillis;
+
+    private final long maxRetryMillis;
+
+    // Only the retry thread reads and writes these.
+    private long nextRetryMillis;
+
+    private int failedAttempts;
+
     ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis,
             Predicate<String> handOverUsable) {
+        this(connectionFactory, channel, reservedMillis, handOverUsable, FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS);
+    }
+
+    /** With another back-off, for tests that cannot wait 30 s. */
+    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis,
+            Predicate<String> handOverUsable, long firstRetryMillis, long maxRetryMillis) {
         this.connectionFactory = connectionFactory;
         this.channel = new String(channel, StandardCharsets.UTF_8);
         this.reservedMillis = reservedMillis;
         this.handOverUsable = handOverUsable;
+        this.firstRetryMillis = firstRetryMillis;
+        this.maxRetryMillis = maxRetryMillis;
+        this.nextRetryMillis = firstRetryMillis;
     }
 
     /**
@@ -112,23 +136,46 @@ final class ReleaseSubscriber implements AutoCloseable {
                     destroy(next);
                 }
                 retries.shutdown(); // from now on the client re-subscribes by itself
+                if (failedAttempts > 0) {
+                    log.info("Subscribed to lock release notifications on '{}' after {} failed attempt(s)", channel,
+                            failedAttempts);
+                }
                 return;
             }
-            log.debug("Release notifications not subscribed yet; retrying in {} ms", RETRY_MILLIS);
+            failed("the subscription did not start");
         }
         catch (RuntimeException ex) {
-            log.warn("Could not subscribe to lock release notifications yet ({}); retrying in {} ms", ex.getMessage(),
-                    RETRY_MILLIS);
+            failed(String.valueOf(ex.getMessage()));
         }
         destroy(next);
         if (!closed) {
-            retries.schedule(() -> subscribe(events), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            long delay = nextRetryMillis;
+            nextRetryMillis = Math.min(delay * 2, maxRetryMillis);
+            retries.schedule(() -> subscribe(events), delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Logs the first failure of an outage at WARN, the retries that follow at DEBUG. */
+    private void failed(String reason) {
+        failedAttempts++;
+        if (failedAttempts == 1) {
+            log.warn("Could not subscribe to lock release notifications ({}); retrying from {} ms up to every {} ms, "
+                    + "and saying so at INFO once subscribed (waiters re-check locks on their own meanwhile)", reason,
+                    firstRetryMillis, maxRetryMillis);
+        }
+        else {
+            log.debug("Release notifications still not subscribed ({}, attempt {}); retrying in {} ms", reason,
+                    failedAttempts, nextRetryMillis);
         }
     }
 
     private RedisMessageListenerContainer newContainer(StoreEvents events) {
         RedisMessageListenerContainer next = new RedisMessageListenerContainer();
         next.setConnectionFactory(connectionFactory);
+        // Should the subscription itself fail later, the container retries with the same back-off.
+        ExponentialBackOff recovery = new ExponentialBackOff(firstRetryMillis, 2.0);
+        recovery.setMaxInterval(maxRetryMillis);
+        next.setRecoveryBackoff(recovery);
         // Dispatch on the client's thread: the work is a map lookup and an unpark, cheaper than a thread hop.
         next.setTaskExecutor(Runnable::run);
         next.addMessageListener((message, pattern) -> dispatch(new String(message.getBody(), StandardCharsets.UTF_8),

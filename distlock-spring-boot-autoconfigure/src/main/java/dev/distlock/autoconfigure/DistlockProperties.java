@@ -3,6 +3,8 @@ package dev.distlock.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.InvalidPropertyException;
+import dev.distlock.LockException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.LockDefaults;
@@ -36,6 +38,7 @@ import org.springframework.core.Ordered;
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
  * @param leader Leadership campaigns the application starts by itself.
  * @param admin What operators may do through the actuator endpoint.
+ * @param problemDetails Answering lock timeouts and an unavailable lock store in web requests with HTTP 503.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
@@ -49,7 +52,8 @@ public record DistlockProperties(
         @Nullable String store,
         @DefaultValue LocalHandOff localHandOff,
         @DefaultValue Leader leader,
-        @DefaultValue Admin admin) {
+        @DefaultValue Admin admin,
+        @DefaultValue ProblemDetails problemDetails) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -66,10 +70,11 @@ public record DistlockProperties(
     public DistlockProperties {
         toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout);
         if (keyPrefix == null || keyPrefix.isBlank()) {
-            throw new IllegalArgumentException("distlock.key-prefix must not be blank");
+            throw new InvalidPropertyException("distlock.key-prefix", "must not be blank");
         }
         if (commandTimeout == null || commandTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("distlock.command-timeout must be at least 1ms: " + commandTimeout);
+            throw new InvalidPropertyException("distlock.command-timeout", "must be at least 1 ms: "
+                    + (commandTimeout == null ? "none" : LockException.millis(commandTimeout)));
         }
     }
 
@@ -96,7 +101,7 @@ public record DistlockProperties(
         public Leader {
             for (String group : groups) {
                 if (group == null || group.isBlank()) {
-                    throw new IllegalArgumentException("distlock.leader.groups must not contain a blank group: "
+                    throw new InvalidPropertyException("distlock.leader.groups", "must not contain a blank group: "
                             + groups);
                 }
             }
@@ -111,6 +116,26 @@ public record DistlockProperties(
      *        Spring Security present, an authenticated principal.
      */
     public record Admin(@DefaultValue("false") boolean forceRelease) {
+    }
+
+    /**
+     * @param enabled Whether a LockTimeoutException or LockUnavailableException that reaches Spring MVC or WebFlux
+     *        is answered with HTTP 503, an RFC 9457 problem detail (title, detail, the lock names as 'locks') and a
+     *        Retry-After header, instead of a 500. Backs off when the application has its own @ControllerAdvice for
+     *        those exceptions.
+     * @param retryAfter What the Retry-After header of those answers tells clients, in whole seconds (rounded up).
+     */
+    public record ProblemDetails(@DefaultValue("false") boolean enabled, @DefaultValue("1s") Duration retryAfter) {
+
+        /**
+         * Checks the retry delay.
+         */
+        public ProblemDetails {
+            if (retryAfter == null || retryAfter.isNegative()) {
+                throw new InvalidPropertyException("distlock.problem-details.retry-after", "must not be negative: "
+                        + (retryAfter == null ? "none" : LockException.millis(retryAfter)));
+            }
+        }
     }
 
     /**

@@ -28,16 +28,28 @@ final class LockServiceRequiredVerifier implements SmartInitializingSingleton {
     public void afterSingletonsInstantiated() {
         validator.annotatedMethod().ifPresent(method -> {
             if (lockServices.getIfAvailable() == null) {
-                throw new IllegalStateException("@DistributedLock on " + method + " needs a lock store, but no "
-                        + "LockService could be configured: " + reason() + ". Set distlock.enabled=false to run "
-                        + "annotated methods without locks.");
+                List<LockStoreRegistration> present = LockStoreSelection
+                        .present(LockServiceRequiredVerifier.class.getClassLoader());
+                throw new LockStoreSelectionException("@DistributedLock on " + method + " needs a lock store, but no "
+                        + "LockService could be configured: " + reason(present) + ". Set distlock.enabled=false to "
+                        + "run annotated methods without locks.", action(present));
             }
         });
     }
 
-    private static String reason() {
-        List<LockStoreRegistration> present = LockStoreSelection
-                .present(LockServiceRequiredVerifier.class.getClassLoader());
+    private static String action(List<LockStoreRegistration> present) {
+        if (present.isEmpty()) {
+            return "Add a lock store's starter to the dependencies, for example dev.distlock:"
+                    + "distlock-spring-boot-starter (Redis, with spring.data.redis.* pointing at a Redis), or define a "
+                    + "LockService bean (InMemoryLockService of distlock-test in tests). Or set "
+                    + "distlock.enabled=false to run the annotated methods without locks.";
+        }
+        return "Provide " + present.stream().map(LockStoreRegistration::requirement)
+                .collect(Collectors.joining("; ")) + ", or define a LockService bean. Or set distlock.enabled=false "
+                + "to run the annotated methods without locks.";
+    }
+
+    private static String reason(List<LockStoreRegistration> present) {
         if (present.isEmpty()) {
             return "no lock store is on the class path (add a store's starter, for example "
                     + "distlock-spring-boot-starter for Redis)";

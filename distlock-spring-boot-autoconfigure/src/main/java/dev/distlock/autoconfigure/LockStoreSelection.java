@@ -48,7 +48,7 @@ final class LockStoreSelection {
      * @param environment where {@code distlock.store} is read
      * @param classLoader where the store modules and their clients are looked up
      * @return the store the application uses, or empty when no registered store is present
-     * @throws IllegalStateException when {@code distlock.store} names no registered store, names one whose client
+     * @throws LockStoreSelectionException when {@code distlock.store} names no registered store, names one whose client
      *         is not on the class path, or is unset while several stores are present
      */
     static Optional<LockStoreRegistration> selected(Environment environment, @Nullable ClassLoader classLoader) {
@@ -58,18 +58,25 @@ final class LockStoreSelection {
         if (configured != null && !configured.isBlank()) {
             String id = configured.strip();
             LockStoreRegistration store = registered.stream().filter(s -> s.id().equalsIgnoreCase(id)).findFirst()
-                    .orElseThrow(() -> new IllegalStateException(PROPERTY + "=" + configured
+                    .orElseThrow(() -> new LockStoreSelectionException(PROPERTY + "=" + configured
                             + " names no lock store on the class path (present: " + ids(present)
-                            + "); add that store's starter dependency"));
+                            + "); add that store's starter dependency", present.isEmpty()
+                                    ? "Add the starter of the lock store '" + id + "' to the dependencies."
+                                    : "Set " + PROPERTY + " to one of " + ids(present) + ", or add the starter of "
+                                            + "the lock store '" + id + "' to the dependencies."));
             if (!present.contains(store)) {
-                throw new IllegalStateException(PROPERTY + "=" + configured + " but " + store.requiredClassNames()
-                        + " is not on the class path; add the " + store.starter() + " dependency");
+                throw new LockStoreSelectionException(PROPERTY + "=" + configured + " but "
+                        + store.requiredClassNames() + " is not on the class path; add the " + store.starter()
+                        + " dependency", "Add the dependency " + store.starter() + (present.isEmpty() ? "."
+                                : ", or set " + PROPERTY + " to one of " + ids(present) + "."));
             }
             return Optional.of(store);
         }
         if (present.size() > 1) {
-            throw new IllegalStateException("Several lock stores are on the class path (" + ids(present)
-                    + "): set " + PROPERTY + " to the one to use");
+            throw new LockStoreSelectionException("Several lock stores are on the class path (" + ids(present)
+                    + "): set " + PROPERTY + " to the one to use", "Set " + PROPERTY + " to one of " + ids(present)
+                    + " (for example " + PROPERTY + "=" + present.get(0).id() + " in application.properties), or "
+                    + "remove the starters of the stores you do not use.");
         }
         return present.stream().findFirst();
     }

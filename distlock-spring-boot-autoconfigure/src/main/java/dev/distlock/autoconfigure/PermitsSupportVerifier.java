@@ -27,9 +27,11 @@ final class PermitsSupportVerifier implements SmartInitializingSingleton {
         validator.methodWithPermits().ifPresent(method -> {
             LockStore store = stores.getIfUnique();
             if (store != null && !store.supportsPermits()) {
-                throw new IllegalStateException(method + " needs a lock store with permits, but " + store
+                throw new LockStoreSelectionException(method + " needs a lock store with permits, but " + store
                         + " has none. Use permits with a Redis (standalone, Sentinel or Cluster), JDBC, ZooKeeper "
-                        + "or etcd store, or lock the method without permits.");
+                        + "or etcd store, or lock the method without permits.", "Remove permits from the "
+                        + "annotation (a plain lock), or use a lock store with permits (not a quorum store such as "
+                        + "Redlock).");
             }
         });
     }

@@ -21,11 +21,14 @@ import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.mock.env.MockEnvironment;
@@ -174,10 +177,37 @@ class DistlockAnnotationAutoConfigurationTests {
     }
 
     @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void methodsRelyingOnTheDefaultNameAreListedOnceAtStartUp(CapturedOutput output) {
+        runner().withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+                .withBean(BadSecondMethodFixed.class).withBean(Locked.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    String intro = "@DistributedLock methods without a name lock '<SimpleClassName>.<methodName>'";
+                    assertThat(output.getOut().split(java.util.regex.Pattern.quote(intro), -1)).hasSize(2);
+                    String line = output.getOut().lines().filter(l -> l.contains(intro)).findFirst().orElseThrow();
+                    assertThat(line).contains(" INFO ").endsWith("set name = \"...\" on: BadSecondMethodFixed.first, "
+                            + "BadSecondMethodFixed.second");
+                    assertThat(line).doesNotContain("Locked.work");
+                });
+    }
+
+    /** Two methods that rely on the default name. */
+    static class BadSecondMethodFixed {
+
+        @DistributedLock
+        public void first() {
+        }
+
+        @DistributedLock(leaseTime = "5s")
+        public void second() {
+        }
+    }
+
+    @Test
     void metadataDocumentsEveryProperty() throws IOException {
         String metadata = distlockMetadata();
         for (String property : Set.of("enabled", "key-prefix", "wait-time", "lease-time", "on-lease-lost",
-                "command-timeout", "aspect-order")) {
+                "command-timeout", "aspect-order", "problem-details.enabled", "problem-details.retry-after")) {
             assertThat(metadata).contains("\"name\": \"distlock." + property + "\"");
         }
         assertThat(metadata).contains("\"defaultValue\": \"3s\"", "\"defaultValue\": \"30s\"",

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 
@@ -64,10 +65,20 @@ class LockStorePluginTests {
 
     @Test
     void withTwoStoresPresentAndNoChoiceStartUpFailsNamingBoth() throws IOException {
-        runner.withClassLoader(withMemoryStoreModule()).run(context -> assertThat(context).hasFailed()
-                .getFailure().rootCause().hasMessageContaining("Several lock stores are on the class path")
-                .hasMessageContaining("redis").hasMessageContaining("memory")
-                .hasMessageContaining("distlock.store"));
+        runner.withClassLoader(withMemoryStoreModule()).run(context -> {
+            assertThat(context).hasFailed().getFailure().rootCause()
+                    .hasMessageContaining("Several lock stores are on the class path")
+                    .hasMessageContaining("redis").hasMessageContaining("memory")
+                    .hasMessageContaining("distlock.store");
+            // Boot's report: Description / Action, found through the chain of bean and condition errors.
+            FailureAnalysis analysis = new LockStoreFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).startsWith("Several lock stores are on the class path (redis, "
+                    + "memory)");
+            assertThat(analysis.getAction()).isEqualTo("Set distlock.store to one of redis, memory (for example "
+                    + "distlock.store=redis in application.properties), or remove the starters of the stores you do "
+                    + "not use.");
+        });
     }
 
     @Test

@@ -7,9 +7,10 @@ import java.net.Socket;
 import java.net.UnknownHostException;
 
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.boot.context.event.ApplicationPreparedEvent;
 import org.springframework.context.ApplicationEvent;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -18,8 +19,15 @@ import org.springframework.core.env.ConfigurableEnvironment;
  * Starts an embedded server the sample needs (Redis, ZooKeeper) when the environment is ready, before any bean
  * exists, and stops it with the application. Subclasses decide whether to start one and how; this class ties it to
  * the application's life: started on {@link ApplicationEnvironmentPreparedEvent} (after the config data has been
- * loaded), stopped when the application's own context closes (not the actuator's child context on a separate
- * management port) or its start fails. Registered in {@code META-INF/spring.factories}.
+ * loaded), stopped as the very last step of the application context's close, or when its start fails. Registered in
+ * {@code META-INF/spring.factories}.
+ * <p>
+ * Last, because distlock releases its locks while the context closes (in a lifecycle phase, then when its beans are
+ * destroyed): a server stopped on {@code ContextClosedEvent}, which comes first, would leave those releases
+ * unconfirmed (the locks then stay taken for the other instances until their leases expire) and the clients
+ * reconnecting in a loop. So the server is registered, before the context refreshes, as the context's first
+ * disposable bean: disposable beans are destroyed in the reverse order of registration, after every lifecycle has
+ * stopped.
  *
  * @param <S> the server
  */
@@ -30,7 +38,7 @@ public abstract class EmbeddedServerLauncher<S> implements SmartApplicationListe
     @Override
     public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
         return ApplicationEnvironmentPreparedEvent.class.isAssignableFrom(eventType)
-                || ContextClosedEvent.class.isAssignableFrom(eventType)
+                || ApplicationPreparedEvent.class.isAssignableFrom(eventType)
                 || ApplicationFailedEvent.class.isAssignableFrom(eventType);
     }
 
@@ -39,13 +47,20 @@ public abstract class EmbeddedServerLauncher<S> implements SmartApplicationListe
         if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
             server = startIfNeeded(prepared.getEnvironment());
         }
-        else if ((event instanceof ContextClosedEvent closed && closed.getApplicationContext().getParent() == null)
-                || event instanceof ApplicationFailedEvent) {
-            S running = server;
-            if (running != null) {
-                server = null;
-                stop(running);
-            }
+        else if (event instanceof ApplicationPreparedEvent prepared && server != null
+                && prepared.getApplicationContext().getBeanFactory() instanceof DefaultListableBeanFactory beans) {
+            beans.registerDisposableBean(getClass().getName() + ".server", this::stopServer);
+        }
+        else if (event instanceof ApplicationFailedEvent) {
+            stopServer(); // also when the start failed before there was a context to close
+        }
+    }
+
+    private void stopServer() {
+        S running = server;
+        if (running != null) {
+            server = null;
+            stop(running);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.distlock.sample.redis;
 
+import java.time.Duration;
 import java.util.Map;
 
 import dev.distlock.embedded.RedisServerProcess;
@@ -38,6 +39,9 @@ public class EmbeddedRedisLauncher extends EmbeddedServerLauncher<RedisServerPro
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedRedisLauncher.class);
 
+    /** Longer than Spring's shutdown phases take by default (30 s each, distlock's within one). */
+    private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(60);
+
     @Override
     protected RedisServerProcess startIfNeeded(ConfigurableEnvironment env) {
         if (!"redis".equals(lockStore(env))) {
@@ -65,6 +69,9 @@ public class EmbeddedRedisLauncher extends EmbeddedServerLauncher<RedisServerPro
         }
         try {
             RedisServerProcess server = RedisServerProcess.start(port);
+            // Stopped by this application as the last step of its shutdown (after distlock released its locks),
+            // not at once by the JVM's cleanup of embedded servers.
+            server.stopAtExitWithin(SHUTDOWN_GRACE);
             log.info("Started an embedded Redis on 127.0.0.1:{} (pid {}). This instance owns it: it stops when this "
                     + "instance stops, also when other local instances still use it.", port, server.pid());
             return server;

@@ -1,8 +1,6 @@
 package dev.distlock.sample.stock;
 
-import dev.distlock.LockException;
-import dev.distlock.LockTimeoutException;
-import dev.distlock.LockUnavailableException;
+import dev.distlock.LeaseLostException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,10 +18,11 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * missing or non-numeric parameter, an unknown path) are problem details too, through the base class.
  * <ul>
  * <li>404 unknown product, 400 bad parameter, 409 not enough stock;</li>
- * <li>503 with {@code Retry-After} when the lock was not acquired within the wait time, Redis is unavailable, or
- * the lock was lost to a newer holder before the write: the stock did not change and the request may be
- * retried.</li>
+ * <li>503 with {@code Retry-After} when the lock was lost to a newer holder before the write: the stock did not
+ * change and the request may be retried.</li>
  * </ul>
+ * A lock not acquired within the wait time and an unavailable lock store are 503 with {@code Retry-After} too, from
+ * distlock's own handler ({@code distlock.problem-details.enabled=true} in {@code application.properties}).
  */
 @RestControllerAdvice
 public class StockExceptionHandler extends ResponseEntityExceptionHandler {
@@ -73,25 +72,6 @@ public class StockExceptionHandler extends ResponseEntityExceptionHandler {
      * @return 503
      */
     @ExceptionHandler
-    public ResponseEntity<ProblemDetail> lockTimeout(LockTimeoutException ex) {
-        return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "Lock not acquired in time", ex.getMessage()));
-    }
-
-    /**
-     * @param ex the failure
-     * @return 503
-     */
-    @ExceptionHandler
-    public ResponseEntity<ProblemDetail> lockUnavailable(LockUnavailableException ex) {
-        log.warn("Lock store unavailable: {}", ex.getMessage());
-        return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "Lock store unavailable", ex.getMessage()));
-    }
-
-    /**
-     * @param ex the failure
-     * @return 503
-     */
-    @ExceptionHandler
     public ResponseEntity<ProblemDetail> staleFencingToken(StaleFencingTokenException ex) {
         log.warn(ex.getMessage());
         ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, "Lock lost", ex.getMessage());
@@ -101,13 +81,13 @@ public class StockExceptionHandler extends ResponseEntityExceptionHandler {
     }
 
     /**
-     * Any other lock failure, e.g. a lease lost while the work ran with {@code distlock.on-lease-lost=throw}.
+     * A lease lost while the work ran, with {@code distlock.on-lease-lost=throw}.
      *
      * @param ex the failure
      * @return 503
      */
     @ExceptionHandler
-    public ResponseEntity<ProblemDetail> lockFailure(LockException ex) {
+    public ResponseEntity<ProblemDetail> leaseLost(LeaseLostException ex) {
         log.warn("Lock failure: {}", ex.getMessage());
         return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "Lock failure", ex.getMessage()));
     }

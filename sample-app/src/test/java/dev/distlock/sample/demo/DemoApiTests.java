@@ -63,6 +63,13 @@ class DemoApiTests {
     }
 
     @Test
+    void thePageCanNameTheLockStore() {
+        StoreInfo store = get(first, "/api/demo/store", StoreInfo.class);
+        assertThat(store.id()).isEqualTo("redis");
+        assertThat(store.description()).startsWith("RedisLockStore[");
+    }
+
+    @Test
     void aLockedFlashSaleSellsTheStockOverEveryInstanceAndItsHoldsNeverOverlap() {
         FlashSaleResult sale = post(first, "/api/demo/flash-sale?lock=true&product=2&buyers=200&concurrency=16",
                 FlashSaleResult.class);

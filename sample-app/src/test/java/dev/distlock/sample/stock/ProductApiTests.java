@@ -134,7 +134,8 @@ class ProductApiTests extends SampleAppTestSupport {
             long start = System.nanoTime();
             problem(mvc.perform(post("/api/products/1/deduct").param("quantity", "1")), 503)
                     .andExpect(header().string("Retry-After", "1"))
-                    .andExpect(jsonPath("$.title").value("Lock not acquired in time"));
+                    .andExpect(jsonPath("$.title").value("Lock not acquired in time"))
+                    .andExpect(jsonPath("$.locks[0]").value("stock:1"));
             // It waited for the lock (distlock.wait-time=300ms) rather than failing at once.
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
             // Another product has another lock.
@@ -153,7 +154,8 @@ class ProductApiTests extends SampleAppTestSupport {
         try {
             problem(mvc.perform(post("/api/products/1/deduct").param("quantity", "1")), 503)
                     .andExpect(header().string("Retry-After", "1"))
-                    .andExpect(jsonPath("$.title").value("Lock store unavailable"));
+                    .andExpect(jsonPath("$.title").value("Lock store unavailable"))
+                    .andExpect(jsonPath("$.locks[0]").value("stock:1"));
         }
         finally {
             redis().start();

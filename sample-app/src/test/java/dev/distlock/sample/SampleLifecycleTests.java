@@ -1,0 +1,77 @@
+package dev.distlock.sample;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.embedded.RedisServerProcess;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample as a developer starts and stops it: its own JVM, its own embedded Redis (started by the sample's
+ * launcher on a free port), stopped with SIGTERM as {@code kill} or an IDE does. The start-up log says where the page
+ * is and which store it uses; the stop is clean: the embedded Redis stops only after distlock has released what it
+ * held (no unconfirmed release, no client reconnecting to a Redis that is gone), and the JVM exits with 0, so that
+ * {@code ./mvnw spring-boot:run} does not end in BUILD FAILURE.
+ */
+class SampleLifecycleTests {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void startUpPrintsThePageAndSigtermReleasesLocksBeforeTheEmbeddedRedisStopsAndExitsWithZero() throws Exception {
+        int redisPort = RedisServerProcess.freePort();
+        Path log = dir.resolve("sample.log");
+        Process sample = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                SampleApplication.class.getName(), "--server.port=0", "--spring.main.banner-mode=off",
+                "--spring.data.redis.port=" + redisPort, "--sample.data-dir=" + dir, "--sample.daily-report.cron=-"))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            // Held at shutdown: the leadership of order-consumer (distlock.leader.groups), a lease in Redis.
+            try {
+                await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("leads 'order-consumer'")
+                        && read(log).contains("Sample page: http://localhost:") || !sample.isAlive());
+            }
+            catch (ConditionTimeoutException ex) {
+                throw new AssertionError("The sample did not start:\n" + read(log), ex);
+            }
+            assertThat(sample.isAlive()).as("started, in:%n%s", read(log)).isTrue();
+            String started = read(log);
+            assertThat(started).contains("Started an embedded Redis on 127.0.0.1:" + redisPort)
+                    .containsPattern("Sample page: http://localhost:\\d+/ \\(lock store: redis, RedisLockStore\\[");
+
+            sample.destroy(); // SIGTERM
+
+            assertThat(sample.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(sample.exitValue()).isZero();
+            String shutdown = read(log).substring(started.length());
+            assertThat(shutdown).contains("gives up the leadership of 'order-consumer'")
+                    .contains("Stopping the embedded Redis on 127.0.0.1:" + redisPort)
+                    .doesNotContain("not confirmed").doesNotContain("Cannot reconnect")
+                    // Nothing from distlock or the Redis client (H2's own exit hook may still race the demo's
+                    // timeline writer: not what this is about).
+                    .doesNotContainPattern("(?m)^\\S+\\s+(WARN|ERROR) .* (dev\\.distlock\\.(core|redis)|i\\.l\\.core|io\\.lettuce)");
+            assertThat(shutdown.indexOf("Stopping the embedded Redis"))
+                    .isGreaterThan(shutdown.indexOf("gives up the leadership"));
+            assertThat(RedisServerProcess.isListening(redisPort)).isFalse();
+        }
+        finally {
+            sample.destroyForcibly();
+        }
+    }
+
+    private static String read(Path log) throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+}
