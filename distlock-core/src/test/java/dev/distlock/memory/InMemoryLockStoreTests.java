@@ -81,7 +81,7 @@ class InMemoryLockStoreTests {
         final List<String> released = new CopyOnWriteArrayList<>();
 
         @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+        public void released(String name, @Nullable String handedTo, long handOverMillis) {
             released.add(name);
         }
 

@@ -389,7 +389,7 @@ class EtcdLockStoreTests {
         final ConcurrentLinkedQueue<String> woken = new ConcurrentLinkedQueue<>();
 
         @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+        public void released(String name, @Nullable String handedTo, long handOverMillis) {
             if (handedTo != null) {
                 woken.add(handedTo);
             }

@@ -56,7 +56,7 @@ class KeyRegistryTests {
 
     private final StoreEvents events = new StoreEvents() {
         @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
+        public void released(String name, @Nullable String handedTo, long handOverMillis) {
             woken.add(handedTo);
         }
 

@@ -42,7 +42,7 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private final String channel;
 
-    private final long reservedMillis;
+    private final long handOverMillis;
 
     /** Whether a hand-over of the named lock may be acted on before its confirmation (else it is a wake-up). */
     private final Predicate<String> handOverUsable;
@@ -66,17 +66,17 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private int failedAttempts;
 
-    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis,
+    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long handOverMillis,
             Predicate<String> handOverUsable) {
-        this(connectionFactory, channel, reservedMillis, handOverUsable, FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS);
+        this(connectionFactory, channel, handOverMillis, handOverUsable, FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS);
     }
 
     /** With another back-off, for tests that cannot wait 30 s. */
-    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long reservedMillis,
+    ReleaseSubscriber(RedisConnectionFactory connectionFactory, byte[] channel, long handOverMillis,
             Predicate<String> handOverUsable, long firstRetryMillis, long maxRetryMillis) {
         this.connectionFactory = connectionFactory;
         this.channel = new String(channel, StandardCharsets.UTF_8);
-        this.reservedMillis = reservedMillis;
+        this.handOverMillis = handOverMillis;
         this.handOverUsable = handOverUsable;
         this.firstRetryMillis = firstRetryMillis;
         this.maxRetryMillis = maxRetryMillis;
@@ -203,17 +203,17 @@ final class ReleaseSubscriber implements AutoCloseable {
             String handedTo = body.substring(token + 1, before);
             if (handOverUsable.test(name)) {
                 events.handedOver(name, handedTo, Long.parseLong(body.substring(before + 1, last)),
-                        Long.parseLong(tail), reservedMillis);
+                        Long.parseLong(tail), handOverMillis);
             }
             else {
-                events.released(name, handedTo, reservedMillis);
+                events.released(name, handedTo, handOverMillis);
             }
         }
         else if (before > 0 && isDigits(tail)) {
-            events.released(body.substring(0, before), body.substring(before + 1, last), reservedMillis);
+            events.released(body.substring(0, before), body.substring(before + 1, last), handOverMillis);
         }
         else {
-            events.released(body.substring(0, last), tail, reservedMillis);
+            events.released(body.substring(0, last), tail, handOverMillis);
         }
     }
 

@@ -31,11 +31,7 @@ class ReleaseSubscriberBackOffTests {
 
     private static final StoreEvents NO_EVENTS = new StoreEvents() {
         @Override
-        public void released(String name, @Nullable String handedTo, long reservedMillis) {
-        }
-
-        @Override
-        public void handedOver(String name, String handedTo, long fencingToken, long reservedMillis) {
+        public void released(String name, @Nullable String handedTo, long handOverMillis) {
         }
 
         @Override
