@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.core.LockDefaults;
 import org.jspecify.annotations.Nullable;
 
@@ -43,8 +44,8 @@ public record EtcdLockConfig(List<String> endpoints, @Nullable String username, 
                 uri = URI.create(endpoint.trim());
             }
             catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("distlock.etcd.endpoints holds an invalid URL '" + endpoint
-                        + "': " + ex.getMessage(), ex);
+                throw new InvalidPropertyException("distlock.etcd.endpoints", "holds an invalid URL '" + endpoint
+                        + "': " + ex.getMessage());
             }
             require(("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
                     && uri.getPort() > 0, "distlock.etcd.endpoints must hold URLs like http://host:2379, not '"
@@ -64,9 +65,11 @@ public record EtcdLockConfig(List<String> endpoints, @Nullable String username, 
         return DEFAULTS;
     }
 
+    /** @param message the property's name, a space, and what is wrong with its value */
     private static void require(boolean condition, String message) {
         if (!condition) {
-            throw new IllegalArgumentException(message);
+            int space = message.indexOf(' ');
+            throw new InvalidPropertyException(message.substring(0, space), message.substring(space + 1));
         }
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.core.LockDefaults;
 import org.jspecify.annotations.Nullable;
 
@@ -53,12 +54,12 @@ public record JdbcLockConfig(String tableName, Duration commandTimeout, Duration
      */
     public JdbcLockConfig {
         if (tableName == null || !isQualifiedIdentifier(tableName)) {
-            throw new IllegalArgumentException("distlock.jdbc.table-name must be an SQL identifier (letters, digits "
+            throw new InvalidPropertyException("distlock.jdbc.table-name", "must be an SQL identifier (letters, digits "
                     + "and underscores, not starting with a digit, at most 63 characters), optionally qualified by "
                     + "a schema as schema.table: '" + tableName + "'");
         }
         if (commandTimeout == null || commandTimeout.toMillis() < 1) {
-            throw new IllegalArgumentException("distlock.command-timeout must be at least 1ms: " + commandTimeout);
+            throw new InvalidPropertyException("distlock.command-timeout", "must be at least 1ms: " + commandTimeout);
         }
         if (rowRetention == null || rowRetention.compareTo(longestStatement(commandTimeout)) <= 0) {
             throw new IllegalArgumentException("JdbcLockConfig.rowRetention must be longer than the longest lock "

@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.time.Duration;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.core.LockDefaults;
 import org.apache.zookeeper.common.PathUtils;
 
@@ -48,8 +49,8 @@ public record ZooKeeperLockConfig(String connectString, String basePath, Duratio
             PathUtils.validatePath(basePath);
         }
         catch (IllegalArgumentException ex) {
-            throw new IllegalArgumentException("distlock.zookeeper.base-path is not a valid ZooKeeper path: "
-                    + ex.getMessage(), ex);
+            throw new InvalidPropertyException("distlock.zookeeper.base-path", "is not a valid ZooKeeper path: "
+                    + ex.getMessage());
         }
         require(sessionTimeout != null && sessionTimeout.toMillis() >= 1
                 && sessionTimeout.toMillis() <= Integer.MAX_VALUE,
@@ -64,9 +65,11 @@ public record ZooKeeperLockConfig(String connectString, String basePath, Duratio
         return DEFAULTS;
     }
 
+    /** @param message the property's name, a space, and what is wrong with its value */
     private static void require(boolean condition, String message) {
         if (!condition) {
-            throw new IllegalArgumentException(message);
+            int space = message.indexOf(' ');
+            throw new InvalidPropertyException(message.substring(0, space), message.substring(space + 1));
         }
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.zookeeper;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.zookeeper.QueuePosition.Standing;
 import org.apache.zookeeper.common.PathUtils;
 import org.junit.jupiter.api.Test;
@@ -66,7 +67,8 @@ class LockPathsTests {
         assertThat(defaults.sessionTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThatThrownBy(() -> defaults.withConnectString(" ")).hasMessageContaining(
                 "distlock.zookeeper.connect-string");
-        assertThatThrownBy(() -> defaults.withBasePath("locks")).hasMessageContaining("distlock.zookeeper.base-path");
+        assertThatThrownBy(() -> defaults.withBasePath("locks")).isInstanceOf(InvalidPropertyException.class)
+                .hasMessageContaining("distlock.zookeeper.base-path");
         assertThatThrownBy(() -> defaults.withBasePath("/locks/")).hasMessageContaining(
                 "distlock.zookeeper.base-path");
         assertThatThrownBy(() -> defaults.withBasePath("/a//b")).hasMessageContaining("distlock.zookeeper.base-path");

@@ -3,10 +3,12 @@ package dev.distlock.jdbc.autoconfigure;
 import java.nio.file.Path;
 import java.util.UUID;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockPropertyFailureAnalyzer;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.jdbc.JdbcLockStore;
 import dev.distlock.redis.RedisLockStore;
@@ -102,8 +104,15 @@ class DistlockJdbcAutoConfigurationTests {
     @Test
     void badTableNameFailsStartUpNamingTheProperty() {
         runner.withPropertyValues("distlock.store=jdbc", "distlock.jdbc.table-name=locks; DROP TABLE x")
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("distlock.jdbc.table-name"));
+                .run(context -> {
+                    assertThat(context).hasFailed().getFailure().rootCause()
+                            .isInstanceOf(InvalidPropertyException.class)
+                            .hasMessageContaining("distlock.jdbc.table-name");
+                    // Reported as Boot's Description / Action block naming the property.
+                    assertThat(new DistlockPropertyFailureAnalyzer().analyze(context.getStartupFailure()))
+                            .satisfies(analysis -> assertThat(analysis.getDescription())
+                                    .contains("distlock.jdbc.table-name"));
+                });
     }
 
     private static String owner(JdbcTemplate jdbc, String table, String name) {
