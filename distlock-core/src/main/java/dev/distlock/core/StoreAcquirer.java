@@ -8,6 +8,8 @@ import dev.distlock.LockException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The wait loop of one acquisition: queue behind this JVM's other threads that want the same name, then ask the
@@ -24,6 +26,8 @@ final class StoreAcquirer {
 
     /** The refusal's clock is in whole ms (up to 1 ms early), plus a margin. */
     private static final long CLOCK_SLACK_MICROS = 2_000;
+
+    private static final Logger log = LoggerFactory.getLogger(StoreAcquirer.class);
 
     private final LeaseLifecycle service;
 
@@ -99,9 +103,24 @@ final class StoreAcquirer {
                 long sent = System.nanoTime();
                 Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
                 if (attempt.isAcquired()) {
-                    entry.startStreak();
-                    return LeaseHandle.first(service, StoreLease.granted(request, attempt.fencingToken(), entry,
-                            sent, store.store().leasesExpire()));
+                    StoreLease lease = StoreLease.granted(request, attempt.fencingToken(), entry, sent,
+                            store.store().leasesExpire());
+                    if (!lease.pastDeadline(System.nanoTime())) {
+                        entry.startStreak();
+                        return LeaseHandle.first(service, lease);
+                    }
+                    // The answer came after the lease it granted could have ended in the store (a slow link, still
+                    // within the command timeout): another node may hold the name by now, with a higher token. Not a
+                    // lock: ask again, at once, while the wait lasts (found by the fault campaign on PostgreSQL).
+                    log.info("Lock '{}': the store's grant came {} ms after the request was sent, past the lease of"
+                            + " {} ms; asking again", request.name(), (System.nanoTime() - sent) / 1_000_000L,
+                            request.leaseTime().toMillis());
+                    if (System.nanoTime() - deadline >= 0) {
+                        store.cancel(request);
+                        return null;
+                    }
+                    retry = true;
+                    continue;
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     store.cancel(request);
