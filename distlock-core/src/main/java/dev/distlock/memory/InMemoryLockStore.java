@@ -1,5 +1,6 @@
 package dev.distlock.memory;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -17,12 +18,15 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,7 +60,7 @@ public final class InMemoryLockStore implements LockStore {
 
     /**
      * A store whose fencing tokens are at least the clock in microseconds, as the Redis store's are
-     * ({@link #tokensFollowClock()}): the engine then hands a held lock to the next thread of a JVM locally.
+     * ({@link StoreTraits.TokenSource#CLOCK}): the engine then hands a held lock to the next thread of a JVM locally.
      *
      * @return a new store with clock-based tokens
      */
@@ -64,15 +68,11 @@ public final class InMemoryLockStore implements LockStore {
         return new InMemoryLockStore(true);
     }
 
+    /** Leases run out on the clock; permit holders are kept like readers, up to the name's permits. */
     @Override
-    public boolean tokensFollowClock() {
-        return clockTokens;
-    }
-
-    /** Permit holders are kept like readers, up to the name's permits. */
-    @Override
-    public boolean supportsPermits() {
-        return true;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING,
+                clockTokens ? StoreTraits.TokenSource.CLOCK : StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
     /** @return the next token of the slot: one more, and with clock tokens at least the clock in microseconds */
@@ -181,7 +181,7 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         return answer(() -> take(request));
     }
 
@@ -195,32 +195,33 @@ public final class InMemoryLockStore implements LockStore {
             if (heldWith != 0 && heldWith != request.permits()) {
                 throw request.permitsMismatch(heldWith);
             }
-            if (request.permitted()) {
+            LockMode mode = request.mode();
+            if (mode instanceof LockMode.Permits) {
                 return takePermit(slot, request, now);
             }
-            if (request.shared()) {
+            if (mode instanceof LockMode.Shared) {
                 Reader reader = slot.readers.get(token);
                 if (reader != null) { // a repeated attempt of a reader that holds the lock: idempotent
                     reader.leaseEndNanos = now + request.leaseTime().toNanos();
-                    return Attempt.acquired(reader.fencingToken);
+                    return Attempt.granted(reader.fencingToken);
                 }
                 if (slot.owner != null) {
-                    return Attempt.busy(slot.remainingMillis(now));
+                    return Attempt.busy(Duration.ofMillis(slot.remainingMillis(now)));
                 }
                 long fencingToken = nextToken(slot);
                 slot.readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos()));
-                return Attempt.acquired(fencingToken);
+                return Attempt.granted(fencingToken);
             }
             if (token.equals(slot.owner)) {
                 slot.leaseEndNanos = now + request.leaseTime().toNanos();
-                return Attempt.acquired(slot.lastToken);
+                return Attempt.granted(slot.lastToken);
             }
             if (slot.owner != null || !slot.readers.isEmpty()) {
-                return Attempt.busy(slot.remainingMillis(now));
+                return Attempt.busy(Duration.ofMillis(slot.remainingMillis(now)));
             }
             slot.owner = token;
             slot.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.acquired(nextToken(slot));
+            return Attempt.granted(nextToken(slot));
         }
     }
 
@@ -229,15 +230,15 @@ public final class InMemoryLockStore implements LockStore {
         Reader holder = slot.readers.get(request.ownerToken());
         if (holder != null) { // a repeated attempt of a holder: idempotent
             holder.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.acquired(holder.fencingToken);
+            return Attempt.granted(holder.fencingToken);
         }
         if (slot.readers.size() >= request.permits()) {
-            return Attempt.busy(slot.remainingMillis(now));
+            return Attempt.busy(Duration.ofMillis(slot.remainingMillis(now)));
         }
         long fencingToken = nextToken(slot);
         slot.readers.put(request.ownerToken(), new Reader(fencingToken, now + request.leaseTime().toNanos()));
         slot.permits = request.permits();
-        return Attempt.acquired(fencingToken);
+        return Attempt.granted(fencingToken);
     }
 
     /**
@@ -277,7 +278,7 @@ public final class InMemoryLockStore implements LockStore {
                 slot.permits = 0;
             }
             if (held) {
-                subscribers.forEach(subscriber -> subscriber.released(name, null, 0));
+                subscribers.forEach(subscriber -> subscriber.released(name, null));
             }
             return held;
         });
@@ -302,7 +303,7 @@ public final class InMemoryLockStore implements LockStore {
         }
         if (released) {
             for (StoreEvents subscriber : subscribers) {
-                subscriber.released(request.name(), null, 0);
+                subscriber.released(request.name(), null);
             }
         }
         return released;

@@ -24,6 +24,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * Redlock holds a lock on a majority of Redis masters. It works through the {@link LockStore} interface alone, so
  * any store whose leases expire can be a node, and locking goes on while a minority of the nodes is down.
  * <ul>
- * <li>An attempt asks every node at once, as a last attempt ({@code remainingWaitMillis} 0: nobody queues as a
+ * <li>An attempt asks every node at once, as a last attempt ({@link Waiting#LAST_TRY}: nobody queues as a
  * waiter on a node, since reservations on different nodes could go to different waiters and nobody would get a
  * majority). It is granted when a majority granted within the lease's validity
  * ({@link ClockDrift#validNanos(Duration)}), measured from before the first request, so the time spent acquiring
@@ -44,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * not collide again at once. The next attempt of the same request does not ask a node that has not answered its
  * undo yet: the attempt could overtake the undo, or be deleted by it (same owner token).</li>
  * <li>When so many nodes failed (or did not answer within {@code commandTimeout} plus their own
- * {@link LockStore#answerAllowance()}) that no majority can answer, the call fails closed with a
+ * {@link StoreTraits#answerAllowance()}) that no majority can answer, the call fails closed with a
  * {@link LockUnavailableException} that says how many of how many nodes answered.</li>
  * <li>A release goes to every node: released when any node released it, failed when no majority answered, else
  * expired. Renewals go to every node: a lease is renewed with a majority, lost when a majority can no longer renew
@@ -79,7 +81,7 @@ public class QuorumLockStore implements LockStore {
     /** Per node, how long a vote waits for its attempt: the command timeout plus the node's allowance. */
     private final long[] attemptBoundNanos;
 
-    private final Duration answerAllowance;
+    private final StoreTraits traits;
 
     private final RequestOrder order = new RequestOrder();
 
@@ -94,15 +96,12 @@ public class QuorumLockStore implements LockStore {
         this.quorum = config.quorum();
         this.timeoutNanos = config.commandTimeout().toNanos();
         this.attemptBoundNanos = new long[nodes.size()];
-        Duration longestAllowance = Duration.ZERO;
+        List<StoreTraits> nodeTraits = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
-            Duration allowance = nodes.get(i).answerAllowance();
-            attemptBoundNanos[i] = timeoutNanos + allowance.toNanos();
-            if (allowance.compareTo(longestAllowance) > 0) {
-                longestAllowance = allowance;
-            }
+            nodeTraits.add(nodes.get(i).traits()); // read once, as the engine does
+            attemptBoundNanos[i] = timeoutNanos + nodeTraits.get(i).answerAllowance().toNanos();
         }
-        this.answerAllowance = longestAllowance.plus(VOTE_MARGIN);
+        this.traits = QuorumTraits.derive(nodeTraits, VOTE_MARGIN);
     }
 
     /** @return the settings */
@@ -124,7 +123,7 @@ public class QuorumLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         long started = System.nanoTime();
         // Attempts of one request come one after the other: the previous calls are this attempt's to order after.
         CompletableFuture<?>[] previous = order.take(request);
@@ -146,7 +145,7 @@ public class QuorumLockStore implements LockStore {
             List<@Nullable CompletableFuture<Attempt>> sentBefore) {
         CompletionStage<Attempt> answer;
         try {
-            answer = nodes.get(node).attempt(request, 0, false);
+            answer = nodes.get(node).attempt(request, Waiting.LAST_TRY);
         }
         catch (IllegalArgumentException ex) {
             for (int i = 0; i < sentBefore.size(); i++) {
@@ -164,7 +163,8 @@ public class QuorumLockStore implements LockStore {
     }
 
     private static Answer vote(Attempt attempt) {
-        return attempt.isAcquired() ? new Answer(Vote.YES, attempt.fencingToken()) : Answer.of(Vote.NO);
+        return attempt instanceof Attempt.Granted granted ? new Answer(Vote.YES, granted.fencingToken())
+                : Answer.of(Vote.NO);
     }
 
     private Attempt decide(LockRequest request, long started, CompletableFuture<?> @Nullable [] previous,
@@ -178,7 +178,7 @@ public class QuorumLockStore implements LockStore {
                 lastCalls[i] = (attempt != null) ? attempt : lastCall(previous, i);
             }
             order.remember(request, lastCalls);
-            return Attempt.acquired(granted.grant(request, count.highestToken(), started));
+            return Attempt.granted(granted.grant(request, count.highestToken(), started));
         }
         // Undo on every node, each strictly after its own attempt (chained to its answer, which may still come).
         // The next attempt does not wait for the undos (a frozen node answers only when its client gives up): it
@@ -194,7 +194,7 @@ public class QuorumLockStore implements LockStore {
                     + config.commandTimeout().toMillis() + " ms); a majority of " + quorum + " is needed");
         }
         // A random delay, so that callers that split the votes do not collide again at once.
-        return Attempt.busy(ThreadLocalRandom.current().nextLong(20, 121));
+        return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(20, 121)));
     }
 
     private static CompletableFuture<?> lastCall(CompletableFuture<?> @Nullable [] previous, int node) {
@@ -357,37 +357,10 @@ public class QuorumLockStore implements LockStore {
         return new StoreHealth(false, Map.of("error", why));
     }
 
-    /**
-     * @return the longest allowance of the nodes plus a margin: a vote waits for each node's attempt the command
-     *         timeout plus that node's allowance, and its outcome then needs a moment to reach the engine
-     */
+    /** @return the traits derived from the nodes' when the quorum was built ({@link QuorumTraits#derive}) */
     @Override
-    public Duration answerAllowance() {
-        return answerAllowance;
-    }
-
-    /** @return true: every node's leases expire (checked by {@link QuorumConfig}) */
-    @Override
-    public boolean leasesExpire() {
-        return true;
-    }
-
-    /** @return true when every node's tokens follow its clock, so the highest of a majority does too */
-    @Override
-    public boolean tokensFollowClock() {
-        return nodes.stream().allMatch(LockStore::tokensFollowClock);
-    }
-
-    /**
-     * @return false, whatever the nodes support: a majority of grants cannot bound permits. Each node grants a name
-     *         to at most n holders, yet with three nodes and two permits three holders can each win two nodes (one
-     *         on nodes 1 and 2, one on 2 and 3, one on 1 and 3). Bounding n permits on N nodes would take grants on
-     *         more than N·n/(n+1) nodes — all three of three for two permits — so locking would stop with one node
-     *         down, which is what a quorum is for. The engine refuses permits here with a {@code LockException}.
-     */
-    @Override
-    public boolean supportsPermits() {
-        return false;
+    public StoreTraits traits() {
+        return traits;
     }
 
     /** Closes every node, also when one of them fails to close. */

@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import java.time.Duration;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,6 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -24,6 +26,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * <li>{@code READ} locks are exclusive here: sharing needs a reader set per name whose consistency with the writer
  * row would depend on each database's isolation rules; an exclusive read lock is always safe, only less
  * concurrent.</li>
- * <li>Permits ({@link #supportsPermits()}) live in the same table, without another column ({@link PermitRows}):
+ * <li>Permits ({@link StoreTraits#permits()}) live in the same table, without another column ({@link PermitRows}):
  * the name's row, its {@code owner_token} the marker {@code #<permits>}, counts the tokens; each holder has one of
  * permits slot rows {@code <name>U+001F<index>}. A grant is one short transaction ({@link PermitTransactions}) that
  * locks the name row first, so concurrent grants of a name follow each other: it counts the live slot rows, takes
@@ -111,10 +115,10 @@ public class JdbcLockStore implements LockStore {
         this.permits = new PermitTransactions(this::prepare);
     }
 
-    /** Permits in the lock table: see {@link PermitRows}. */
+    /** Leases expire; tokens come from a counter kept in the row; permits in the lock table ({@link PermitRows}). */
     @Override
-    public boolean supportsPermits() {
-        return true;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING, StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
     /** @return the settings */
@@ -163,7 +167,7 @@ public class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         String refusal = PermitRows.refusal(request);
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
@@ -171,7 +175,7 @@ public class JdbcLockStore implements LockStore {
         return calls.submit("acquire lock '" + request.name() + "'", connection -> {
             try {
                 LockSql statements = sql(connection);
-                return request.permitted() ? permits.acquire(connection, statements, request)
+                return request.mode() instanceof LockMode.Permits ? permits.acquire(connection, statements, request)
                         : acquireLock(connection, statements, request);
             }
             catch (SQLException ex) {
@@ -181,18 +185,18 @@ public class JdbcLockStore implements LockStore {
                 }
                 throw SqlErrors.explain(ex, config.tableName());
             }
-        }).thenCompose(outcome -> answer(outcome, request, remainingWaitMillis));
+        }).thenCompose(outcome -> answer(outcome, request, waiting.remaining().toMillis()));
     }
 
     private static CompletionStage<Attempt> answer(PermitTransactions.Outcome outcome, LockRequest request,
-            long remainingWaitMillis) {
+            long remainingWaitMillis) { // a poll: no line to join, so a last try and a queueing one are alike
         if (outcome instanceof PermitTransactions.Granted granted) {
-            return CompletableFuture.completedFuture(Attempt.acquired(granted.fencingToken()));
+            return CompletableFuture.completedFuture(Attempt.granted(granted.fencingToken()));
         }
         if (outcome instanceof PermitTransactions.HeldWithOtherPermits other) {
             return CompletableFuture.failedFuture(request.permitsMismatch(other.permits()));
         }
-        return CompletableFuture.completedFuture(Attempt.busy(backoff(request, remainingWaitMillis)));
+        return CompletableFuture.completedFuture(Attempt.busy(Duration.ofMillis(backoff(request, remainingWaitMillis))));
     }
 
     /**
@@ -258,7 +262,7 @@ public class JdbcLockStore implements LockStore {
      *        {@link LockSql#release()}); 0 for an undo, whose grant nobody used
      */
     private int release(Connection connection, LockRequest request, long fencingToken) throws SQLException {
-        if (request.permitted()) {
+        if (request.mode() instanceof LockMode.Permits) {
             // The slot row keeps its token, the name row counts them: the released token needs no keeping.
             try (PreparedStatement statement = prepare(connection, sql(connection).releasePermit())) {
                 statement.setArray(1, PermitTransactions.keys(connection, request.name(), request.permits()));
@@ -321,7 +325,7 @@ public class JdbcLockStore implements LockStore {
         List<Lease> locks = new ArrayList<>(batch.size());
         List<Lease> permitLeases = new ArrayList<>();
         for (Lease lease : batch) {
-            (lease.request().permitted() ? permitLeases : locks).add(lease);
+            ((lease.request().mode() instanceof LockMode.Permits) ? permitLeases : locks).add(lease);
         }
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false); // one commit (one log flush) for the whole batch

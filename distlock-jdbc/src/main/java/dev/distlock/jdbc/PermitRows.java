@@ -2,6 +2,7 @@ package dev.distlock.jdbc;
 
 import java.util.OptionalInt;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -79,10 +80,10 @@ final class PermitRows {
                     + "the rows of permits";
         }
         int longest = JdbcLockStore.MAX_NAME_LENGTH
-                - (request.permitted() ? 1 + Integer.toString(request.permits() - 1).length() : 0);
+                - ((request.mode() instanceof LockMode.Permits) ? 1 + Integer.toString(request.permits() - 1).length() : 0);
         if (name.length() > longest) {
             return "Lock name longer than " + longest + " characters (the JDBC store's lock_name column"
-                    + (request.permitted() ? ", less the suffix of a permit's row" : "") + "): "
+                    + ((request.mode() instanceof LockMode.Permits) ? ", less the suffix of a permit's row" : "") + "): "
                     + name.substring(0, 40) + "...";
         }
         return null;

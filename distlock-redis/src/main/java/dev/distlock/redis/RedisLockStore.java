@@ -4,13 +4,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.HandOverEvents;
+import dev.distlock.spi.HandsOver;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
@@ -18,6 +22,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +43,7 @@ import org.springframework.util.ClassUtils;
  * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is
  * the same script undoing whatever the request holds or registered, and a force release the same script without the
  * owner check.</li>
- * <li>Permits ({@link #supportsPermits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
+ * <li>Permits ({@link StoreTraits#permits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
  * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
  * freed permit for the longest waiter as it does a lock. A request with another number of permits than the holders'
  * is refused with {@link dev.distlock.LockException} naming both.</li>
@@ -45,11 +51,11 @@ import org.springframework.util.ClassUtils;
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
  * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
  * connection, {@link RedisNode}); a master without replicas costs nothing more. An acquire may then take
- * {@code distlock.replication.timeout} longer ({@link #answerAllowance()}).</li>
+ * {@code distlock.replication.timeout} longer ({@link StoreTraits#answerAllowance()}).</li>
  * <li>Every answer is a future of the client's; the engine bounds the wait and undoes a late attempt.</li>
  * </ul>
  */
-public class RedisLockStore implements LockStore {
+public class RedisLockStore implements LockStore, HandsOver {
 
     /**
      * How long a released lock that someone waits for stays reserved for that waiter. Long enough for a
@@ -73,6 +79,11 @@ public class RedisLockStore implements LockStore {
     private final RedisLockConfig config;
 
     private final RedisRunner runner;
+
+    private final RefusedRequests refused = new RefusedRequests();
+
+    /** Set by the engine before {@link #start}; absent for a store nobody queues on (a quorum's node). */
+    private volatile @Nullable HandOverEvents handOvers;
 
     /**
      * Where acquires and cancels go: the same runner, or with replica acknowledgement one of their own, so that a
@@ -134,9 +145,14 @@ public class RedisLockStore implements LockStore {
      * @throws IllegalStateException when the user lacks the channel permission, naming it
      */
     @Override
+    public void startHandOvers(HandOverEvents events) {
+        handOvers = events;
+    }
+
+    @Override
     public void start(StoreEvents events) {
         subscriber.checkPermission(runner, config.commandTimeout());
-        subscriber.start(events);
+        subscriber.start(events, handOvers);
     }
 
     /** @return whether release notifications are subscribed (for tests) */
@@ -145,15 +161,23 @@ public class RedisLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+        return send(request, waiting).whenComplete((answer, error) -> {
+            if (answer != null) {
+                refused.answered(request, waiting, answer);
+            }
+        });
+    }
+
+    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         byte[] owner = LuaScript.owner(request);
         byte[] lease = LuaScript.arg(request.leaseMillis());
-        byte[] wait = LuaScript.arg(remainingWaitMillis);
-        byte[] attempt = ScriptMarker.attempt(retry).wire();
+        byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
+        byte[] attempt = ScriptMarker.attempt(refused.refusedBefore(request)).wire();
         byte[] mode = ScriptMarker.mode(request).wire();
         // The number of permits only for a request of permits: a lock's acquire carries no more than it needs.
-        byte[][] args = request.permitted()
+        byte[][] args = (request.mode() instanceof LockMode.Permits)
                 ? new byte[][] { owner, lease, wait, attempt, mode, LuaScript.arg(request.permits()) }
                 : new byte[][] { owner, lease, wait, attempt, mode };
         if (!acknowledging) {
@@ -183,12 +207,6 @@ public class RedisLockStore implements LockStore {
         }
     }
 
-    /** Permit holders live in the readers key, their tokens in the permits key (see {@code acquire.lua}). */
-    @Override
-    public boolean supportsPermits() {
-        return true;
-    }
-
     /**
      * An acquire whose write must reach replicas: the script and, when the master has replicas to wait for, a
      * {@code WAIT} right behind it (same round trip) on the master's own connection. Fails with
@@ -203,7 +221,7 @@ public class RedisLockStore implements LockStore {
             return reply;
         }
         CompletableFuture<Long> acknowledged = node.waitForReplicas(required, config.replicationTimeout().toMillis());
-        return reply.thenCompose(attempt -> !attempt.isAcquired() ? reply : acknowledged.thenApply(replicas -> {
+        return reply.thenCompose(attempt -> !(attempt instanceof Attempt.Granted) ? reply : acknowledged.thenApply(replicas -> {
             if (replicas < required) {
                 throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master "
                         + "but only " + replicas + " of " + required + " replicas acknowledged it (distlock."
@@ -234,10 +252,11 @@ public class RedisLockStore implements LockStore {
         }
         long value = (Long) Objects.requireNonNull(reply, "acquire.lua answers an integer");
         if (value > 0) {
-            return Attempt.acquired(value);
+            return Attempt.granted(value);
         }
         long refusal = -value;
-        return Attempt.busy(refusal % REFUSAL_RADIX, refusal / REFUSAL_RADIX * 1000);
+        return new Attempt.Busy(Duration.ofMillis(refusal % REFUSAL_RADIX),
+                OptionalLong.of(refusal / REFUSAL_RADIX * 1000));
     }
 
     /**
@@ -258,21 +277,21 @@ public class RedisLockStore implements LockStore {
                 && config.minReplicas().required(online.join()) == 0;
     }
 
-    /** With replica acknowledgement, an acquire waits up to {@code distlock.replication.timeout} for replicas. */
+    /**
+     * Leases expire; tokens are at least the server clock in microseconds (see {@code acquire.lua}); permit holders
+     * live in the readers key, their tokens in the permits key; with replica acknowledgement, an acquire waits up to
+     * {@code distlock.replication.timeout} for replicas.
+     */
     @Override
-    public Duration answerAllowance() {
-        return acknowledging ? config.replicationTimeout() : Duration.ZERO;
-    }
-
-    /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
-    @Override
-    public boolean tokensFollowClock() {
-        return true;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING, StoreTraits.TokenSource.CLOCK).withPermits()
+                .withAnswerAllowance(acknowledging ? config.replicationTimeout() : Duration.ZERO);
     }
 
     /** Undoes whatever the request holds or registered, on the acquire path (after anything sent there before). */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
+        refused.cancelled(request);
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         return acquires.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request), channel, name(request),
                 HANDOFF_WINDOW, ScriptMarker.CANCEL.wire()).thenApply(reply -> null);

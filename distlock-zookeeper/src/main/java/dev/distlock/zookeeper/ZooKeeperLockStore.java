@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
@@ -55,6 +58,8 @@ public class ZooKeeperLockStore implements LockStore {
 
     /** A waiter watches its predecessor; this only bounds the engine's fallback re-check. */
     private static final long RECHECK_MILLIS = 500;
+
+    private static final Duration RECHECK = Duration.ofMillis(RECHECK_MILLIS);
 
     /** Rounds of one attempt (a node deleted behind its back, a predecessor gone meanwhile) before it answers busy. */
     private static final int MAX_ROUNDS = 8;
@@ -140,7 +145,7 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         LockNode node = registry.byOwner(request.ownerToken());
         long session = calls.currentSession();
         if (node != null && session != 0 && node.sessionId != session) {
@@ -148,17 +153,17 @@ public class ZooKeeperLockStore implements LockStore {
             node = null;
         }
         // A failed attempt leaves its node in line; the engine's cancel, chained after it, deletes it.
-        return attempt(request, remainingWaitMillis, node, null, 0);
+        return attempt(request, waiting, node, null, 0);
     }
 
     /**
      * One round: queue (once), look where the node stands, and hold, leave the line or watch the predecessor. A
      * round starts again when the node was deleted behind the request's back or its predecessor went meanwhile.
      */
-    private CompletableFuture<Attempt> attempt(LockRequest request, long remainingWaitMillis,
+    private CompletableFuture<Attempt> attempt(LockRequest request, Waiting waiting,
             @Nullable LockNode known, @Nullable List<String> knownChildren, int round) {
         if (round == MAX_ROUNDS) {
-            return CompletableFuture.completedFuture(Attempt.busy(1));
+            return CompletableFuture.completedFuture(Attempt.busy(Duration.ofMillis(1)));
         }
         String what = "acquire '" + request.name() + "'";
         CompletableFuture<LockNodeCalls.Created> queued = (known != null)
@@ -169,57 +174,57 @@ public class ZooKeeperLockStore implements LockStore {
             List<String> listed = created.children();
             CompletableFuture<List<String>> children = (listed != null) ? CompletableFuture.completedFuture(listed)
                     : nodes.list(node, what);
-            return children.thenCompose(current -> judge(request, remainingWaitMillis, node, current, round));
+            return children.thenCompose(current -> judge(request, waiting, node, current, round));
         });
     }
 
     /** Acts on where the node stands in the listed line. */
-    private CompletableFuture<Attempt> judge(LockRequest request, long remainingWaitMillis, LockNode node,
+    private CompletableFuture<Attempt> judge(LockRequest request, Waiting waiting, LockNode node,
             List<String> children, int round) {
         QueuePosition position = QueuePosition.of(children, node.name);
         return switch (position.standing()) {
             case GONE -> { // deleted behind our back while waiting: queue again
                 registry.forget(node);
-                yield attempt(request, remainingWaitMillis, null, null, round + 1);
+                yield attempt(request, waiting, null, null, round + 1);
             }
             case MISMATCHED -> // out of line before the caller hears of it, so that a corrected retry finds no trace
                     cancel(request).thenCompose(left -> CompletableFuture.<Attempt>failedFuture(
                             request.permitsMismatch(position.heldWith()))).toCompletableFuture();
             case GRANTED -> CompletableFuture.completedFuture(grant(node, "acquire '" + request.name() + "'"));
-            case WAITING -> wait(request, remainingWaitMillis, node, node.lockPath + "/" + position.predecessor(),
+            case WAITING -> wait(request, waiting, node, node.lockPath + "/" + position.predecessor(),
                     round);
-            case WAITING_FOR_A_PERMIT -> waitForAPermit(request, remainingWaitMillis, node, round);
+            case WAITING_FOR_A_PERMIT -> waitForAPermit(request, waiting, node, round);
         };
     }
 
-    private CompletableFuture<Attempt> wait(LockRequest request, long remainingWaitMillis, LockNode node,
+    private CompletableFuture<Attempt> wait(LockRequest request, Waiting waiting, LockNode node,
             String predecessor, int round) {
-        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
+        if (waiting instanceof Waiting.LastTry) { // a last (or only) attempt: leave the line now
+            return cancel(request).thenApply(left -> Attempt.busy(RECHECK)).toCompletableFuture();
         }
         return nodes.watchPredecessor(node, predecessor, "acquire '" + request.name() + "'")
                 .thenCompose(watching -> watching
-                        ? CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)))
-                        : attempt(request, remainingWaitMillis, node, null, round + 1)); // it went: look again
+                        ? CompletableFuture.completedFuture(busyFor(waiting))
+                        : attempt(request, waiting, node, null, round + 1)); // it went: look again
     }
 
     /**
      * Watches the line and judges the node again on the listing that set the watch: a holder that left between
      * the first listing and the watch would otherwise wake nobody.
      */
-    private CompletableFuture<Attempt> waitForAPermit(LockRequest request, long remainingWaitMillis, LockNode node,
+    private CompletableFuture<Attempt> waitForAPermit(LockRequest request, Waiting waiting, LockNode node,
             int round) {
-        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
+        if (waiting instanceof Waiting.LastTry) { // a last (or only) attempt: leave the line now
+            return cancel(request).thenApply(left -> Attempt.busy(RECHECK)).toCompletableFuture();
         }
         String what = "acquire '" + request.name() + "'";
         return nodes.watchLine(node, what).thenCompose(children -> {
             QueuePosition position = QueuePosition.of(children, node.name);
             if (position.standing() == QueuePosition.Standing.WAITING_FOR_A_PERMIT) {
-                return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
+                return CompletableFuture.completedFuture(busyFor(waiting));
             }
             registry.stopWaiting(node);
-            return judge(request, remainingWaitMillis, node, children, round + 1);
+            return judge(request, waiting, node, children, round + 1);
         });
     }
 
@@ -230,7 +235,7 @@ public class ZooKeeperLockStore implements LockStore {
         registry.stopWaiting(node);
         node.held = true;
         nodes.watchHeld(node);
-        return Attempt.acquired(node.czxid);
+        return Attempt.granted(node.czxid);
     }
 
     /** Deletes the request's node, waiting or held. */
@@ -273,18 +278,13 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * @return true: the first {@code n} nodes of {@code n} permits hold the name ({@link QueuePosition}); nodes are
-     *         created, and so granted, in the order of their zxids, which makes those the tokens in grant order
+     * Session leases: a lease lasts as long as the ZooKeeper session, nothing is renewed. Counter tokens: the nodes'
+     * zxids. Permits: the first {@code n} nodes of {@code n} permits hold the name ({@link QueuePosition}); nodes are
+     * created, and so granted, in the order of their zxids, which makes those the tokens in grant order.
      */
     @Override
-    public boolean supportsPermits() {
-        return true;
-    }
-
-    /** @return false: a lease lasts as long as the ZooKeeper session, nothing is renewed */
-    @Override
-    public boolean leasesExpire() {
-        return false;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.SESSION, StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
     @Override
@@ -339,5 +339,10 @@ public class ZooKeeperLockStore implements LockStore {
     @Override
     public String toString() {
         return "ZooKeeperLockStore[" + config.basePath() + "]";
+    }
+
+    /** Busy while the watch waits for the line to move: re-checked after {@link #RECHECK} at most. */
+    private static Attempt busyFor(Waiting waiting) {
+        return Attempt.busy(waiting.remaining().compareTo(RECHECK) < 0 ? waiting.remaining() : RECHECK);
     }
 }
