@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * <li>Renewals are one JDBC batch of owner-checked {@code UPDATE}s per call, in one transaction, in lock-name order
  * (two nodes' batches never wait for each other in a cycle); leases of permits add two batches in the same
  * transaction, their name rows' leases first, then their slot rows.</li>
- * <li>Every call runs on a thread of the store ({@link BoundedCalls}), never the caller's, which waits for the
+ * <li>Every call runs on a thread of the store ({@link ConnectionCalls}), never the caller's, which waits for the
  * answer only as long as the engine allows ({@code distlock.command-timeout}). Each statement also carries that
  * timeout, rounded up to whole seconds, so that the database gives up too.</li>
  * <li>{@code READ} locks are exclusive here: sharing needs a reader set per name whose consistency with the writer
@@ -93,7 +93,7 @@ public class JdbcLockStore implements LockStore {
     /** {@link java.sql.Statement#setQueryTimeout} of every statement: the command timeout in whole seconds. */
     private final int queryTimeoutSeconds;
 
-    private final BoundedCalls calls;
+    private final ConnectionCalls calls;
 
     private final RowSweeper sweeper;
 
@@ -110,7 +110,7 @@ public class JdbcLockStore implements LockStore {
         this.config = config;
         this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
                 (config.commandTimeout().toMillis() + 999) / 1000);
-        this.calls = new BoundedCalls(dataSource);
+        this.calls = new ConnectionCalls(dataSource, config.commandTimeout());
         this.sweeper = new RowSweeper(this::deleteExpiredRows, config.rowRetention());
         this.permits = new PermitTransactions(this::prepare);
     }
