@@ -1,10 +1,6 @@
 package dev.distlock.memory;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +14,6 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.Lease;
-import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
@@ -75,72 +70,10 @@ public final class InMemoryLockStore implements LockStore {
                 clockTokens ? StoreTraits.TokenSource.CLOCK : StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
-    /** @return the next token of the slot: one more, and with clock tokens at least the clock in microseconds */
-    private long nextToken(Slot slot) {
-        long next = slot.lastToken + 1;
-        if (clockTokens) {
-            next = Math.max(next, ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()));
-        }
-        slot.lastToken = next;
-        return next;
-    }
-
     private volatile boolean available = true;
 
     /** Every started node's notifications: a release anywhere wakes the waiters everywhere, as pub/sub does. */
     private final List<StoreEvents> subscribers = new CopyOnWriteArrayList<>();
-
-    /** The state of one lock name; guarded by its own monitor. */
-    private static final class Slot {
-
-        @Nullable String owner;
-
-        long leaseEndNanos;
-
-        /** Lease end per reader's owner token. */
-        final Map<String, Reader> readers = new HashMap<>();
-
-        long lastToken;
-
-        /** While permit holders hold the name (they are kept in {@link #readers}): their number of permits. */
-        int permits;
-
-        void expire(long now) {
-            if (owner != null && now - leaseEndNanos >= 0) {
-                owner = null;
-            }
-            readers.values().removeIf(reader -> now - reader.leaseEndNanos >= 0);
-            if (readers.isEmpty()) {
-                permits = 0;
-            }
-        }
-
-        /** @return the permits the name is held with: its permit holders', 1 for a lock or readers, 0 when free */
-        int heldWith() {
-            return permits != 0 ? permits : (owner != null || !readers.isEmpty()) ? 1 : 0;
-        }
-
-        long remainingMillis(long now) {
-            long end = leaseEndNanos;
-            for (Reader reader : readers.values()) {
-                end = Math.max(end, reader.leaseEndNanos);
-            }
-            return Math.max(1, (end - now) / 1_000_000L);
-        }
-    }
-
-    /** One holder of a shared (read) lock. */
-    private static final class Reader {
-
-        final long fencingToken;
-
-        long leaseEndNanos;
-
-        Reader(long fencingToken, long leaseEndNanos) {
-            this.fencingToken = fencingToken;
-            this.leaseEndNanos = leaseEndNanos;
-        }
-    }
 
     private Slot slot(String name) {
         return slots.computeIfAbsent(name, key -> new Slot());
@@ -182,63 +115,7 @@ public final class InMemoryLockStore implements LockStore {
 
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
-        return answer(() -> take(request));
-    }
-
-    private Attempt take(LockRequest request) {
-        Slot slot = slot(request.name());
-        long now = System.nanoTime();
-        synchronized (slot) {
-            slot.expire(now);
-            String token = request.ownerToken();
-            int heldWith = slot.heldWith();
-            if (heldWith != 0 && heldWith != request.permits()) {
-                throw request.permitsMismatch(heldWith);
-            }
-            LockMode mode = request.mode();
-            if (mode instanceof LockMode.Permits) {
-                return takePermit(slot, request, now);
-            }
-            if (mode instanceof LockMode.Shared) {
-                Reader reader = slot.readers.get(token);
-                if (reader != null) { // a repeated attempt of a reader that holds the lock: idempotent
-                    reader.leaseEndNanos = now + request.leaseTime().toNanos();
-                    return Attempt.granted(reader.fencingToken);
-                }
-                if (slot.owner != null) {
-                    return Attempt.busy(Duration.ofMillis(slot.remainingMillis(now)));
-                }
-                long fencingToken = nextToken(slot);
-                slot.readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos()));
-                return Attempt.granted(fencingToken);
-            }
-            if (token.equals(slot.owner)) {
-                slot.leaseEndNanos = now + request.leaseTime().toNanos();
-                return Attempt.granted(slot.lastToken);
-            }
-            if (slot.owner != null || !slot.readers.isEmpty()) {
-                return Attempt.busy(Duration.ofMillis(slot.remainingMillis(now)));
-            }
-            slot.owner = token;
-            slot.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.granted(nextToken(slot));
-        }
-    }
-
-    /** One of the name's permits, in the readers' map; the caller holds the slot's monitor. */
-    private Attempt takePermit(Slot slot, LockRequest request, long now) {
-        Reader holder = slot.readers.get(request.ownerToken());
-        if (holder != null) { // a repeated attempt of a holder: idempotent
-            holder.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.granted(holder.fencingToken);
-        }
-        if (slot.readers.size() >= request.permits()) {
-            return Attempt.busy(Duration.ofMillis(slot.remainingMillis(now)));
-        }
-        long fencingToken = nextToken(slot);
-        slot.readers.put(request.ownerToken(), new Reader(fencingToken, now + request.leaseTime().toNanos()));
-        slot.permits = request.permits();
-        return Attempt.granted(fencingToken);
+        return answer(() -> slot(request.name()).take(request, System.nanoTime(), clockTokens));
     }
 
     /**
@@ -325,7 +202,7 @@ public final class InMemoryLockStore implements LockStore {
                 long end = now + request.leaseTime().toNanos();
                 boolean held;
                 if (request.sharesName()) {
-                    Reader reader = slot.readers.get(request.ownerToken());
+                    Slot.Reader reader = slot.readers.get(request.ownerToken());
                     held = reader != null;
                     if (reader != null) {
                         reader.leaseEndNanos = end;

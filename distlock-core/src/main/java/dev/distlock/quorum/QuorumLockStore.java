@@ -3,19 +3,15 @@ package dev.distlock.quorum;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.ClockDrift;
 import dev.distlock.quorum.Ballot.Answer;
 import dev.distlock.quorum.Ballot.Count;
-import dev.distlock.quorum.Ballot.Vote;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -68,7 +64,6 @@ public class QuorumLockStore implements LockStore {
     static final Duration VOTE_MARGIN = Duration.ofMillis(250);
 
     private static final Logger log = LoggerFactory.getLogger(QuorumLockStore.class);
-
 
     private final QuorumConfig config;
 
@@ -132,7 +127,7 @@ public class QuorumLockStore implements LockStore {
             // Not asked while it has not answered the previous call: no grant there, but no failure either.
             sent.add(RequestOrder.answered(previous, i) ? ask(i, request, sent) : null);
         }
-        return Ballot.count(sent, QuorumLockStore::vote, quorum, attemptBoundNanos)
+        return Ballot.count(sent, Answer::of, quorum, attemptBoundNanos)
                 .thenApply(count -> decide(request, started, previous, sent, count));
     }
 
@@ -162,11 +157,6 @@ public class QuorumLockStore implements LockStore {
         return RequestOrder.send(() -> answer);
     }
 
-    private static Answer vote(Attempt attempt) {
-        return attempt instanceof Attempt.Granted granted ? new Answer(Vote.YES, granted.fencingToken())
-                : Answer.of(Vote.NO);
-    }
-
     private Attempt decide(LockRequest request, long started, CompletableFuture<?> @Nullable [] previous,
             List<@Nullable CompletableFuture<Attempt>> sent, Count count) {
         boolean inTime = System.nanoTime() - started < ClockDrift.validNanos(request.leaseTime());
@@ -175,7 +165,7 @@ public class QuorumLockStore implements LockStore {
             for (int i = 0; i < nodes.size(); i++) {
                 CompletableFuture<Attempt> attempt = sent.get(i);
                 // A node not waited for may still grant: a release or undo must not overtake that attempt.
-                lastCalls[i] = (attempt != null) ? attempt : lastCall(previous, i);
+                lastCalls[i] = (attempt != null) ? attempt : RequestOrder.lastCall(previous, i);
             }
             order.remember(request, lastCalls);
             return Attempt.granted(granted.grant(request, count.highestToken(), started));
@@ -185,7 +175,7 @@ public class QuorumLockStore implements LockStore {
         // asks again only the nodes that answered theirs.
         for (int i = 0; i < nodes.size(); i++) {
             CompletableFuture<Attempt> attempt = sent.get(i);
-            lastCalls[i] = (attempt != null) ? undoAfter(attempt, i, request) : lastCall(previous, i);
+            lastCalls[i] = (attempt != null) ? undoAfter(attempt, i, request) : RequestOrder.lastCall(previous, i);
         }
         order.remember(request, lastCalls);
         if (count.failed() > nodes.size() - quorum) {
@@ -195,10 +185,6 @@ public class QuorumLockStore implements LockStore {
         }
         // A random delay, so that callers that split the votes do not collide again at once.
         return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(20, 121)));
-    }
-
-    private static CompletableFuture<?> lastCall(CompletableFuture<?> @Nullable [] previous, int node) {
-        return (previous != null) ? previous[node] : CompletableFuture.completedFuture(null);
     }
 
     /** @return completes (normally) once the node answered the undo sent after the attempt was answered */
@@ -253,7 +239,7 @@ public class QuorumLockStore implements LockStore {
         order.remember(request, sent.toArray(CompletableFuture<?>[]::new));
         long[] bounds = new long[nodes.size()];
         Arrays.fill(bounds, timeoutNanos);
-        return Ballot.count(sent, QuorumLockStore::vote, quorum, bounds).thenApply(count -> {
+        return Ballot.count(sent, Answer::of, quorum, bounds).thenApply(count -> {
             if (count.yes() > 0) {
                 return ReleaseResult.RELEASED;
             }
@@ -274,87 +260,18 @@ public class QuorumLockStore implements LockStore {
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
-        List<CompletableFuture<Boolean>> sent = new ArrayList<>(nodes.size());
-        for (LockStore node : nodes) {
-            sent.add(RequestOrder.send(() -> node.forceRelease(name)));
-        }
-        long[] bounds = new long[nodes.size()];
-        Arrays.fill(bounds, timeoutNanos);
-        return Ballot.count(sent, held -> Answer.of(held ? Vote.YES : Vote.NO), quorum, bounds).thenApply(count -> {
-            // Held means held on a majority: a grant left on a minority (a late grant whose undo is still on its
-            // way, a release that has not reached every node yet) is cleared, but was no lock. With nodes down, a
-            // lock released somewhere and not shown free by a majority counts as held.
-            if (count.yes() > 0 && count.no() < quorum) {
-                return true;
-            }
-            if (count.failed() > nodes.size() - quorum) {
-                throw new LockUnavailableException("Only " + (nodes.size() - count.failed()) + " of "
-                        + nodes.size() + " nodes of " + this + " answered the force release of lock '" + name
-                        + "' within the command timeout (" + config.commandTimeout().toMillis() + " ms)");
-            }
-            return false;
-        });
-    }
-
-    private static Answer vote(ReleaseResult result) {
-        return switch (result) {
-            case RELEASED -> Answer.of(Vote.YES);
-            case EXPIRED -> Answer.of(Vote.NO);
-            case ERROR -> Answer.FAILED;
-        };
+        return ForceReleaseVote.send(nodes, name, quorum, config.commandTimeout(), toString());
     }
 
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
-        long sent = System.nanoTime();
-        List<CompletionStage<List<RenewalResult>>> answers = new ArrayList<>(nodes.size());
-        for (LockStore node : nodes) {
-            answers.add(RequestOrder.send(() -> node.renew(leases)));
-        }
-        return RenewalTally.count(answers, leases.size(), quorum, timeoutNanos).thenApply(results -> {
-            for (int i = 0; i < results.size(); i++) {
-                LockRequest request = leases.get(i).request();
-                switch (results.get(i)) {
-                    case RENEWED -> granted.renewed(request, sent);
-                    case LOST -> granted.forget(request);
-                    case ERROR -> {
-                        // Unknown: the grant stays valid until its own time runs out.
-                    }
-                }
-            }
-            return results;
-        });
+        return RenewalTally.renew(nodes, leases, quorum, timeoutNanos, granted);
     }
 
     /** @return up when a majority of the nodes is up (each waited for at most the command timeout), per node */
     @Override
     public CompletionStage<StoreHealth> health() {
-        List<CompletableFuture<StoreHealth>> checks = new ArrayList<>(nodes.size());
-        for (LockStore node : nodes) {
-            CompletableFuture<StoreHealth> check = RequestOrder.send(node::health);
-            checks.add(check.exceptionally(error -> down("failed: " + error))
-                    .completeOnTimeout(down("no answer within " + config.commandTimeout().toMillis() + " ms"),
-                            timeoutNanos, TimeUnit.NANOSECONDS));
-        }
-        return CompletableFuture.allOf(checks.toArray(CompletableFuture<?>[]::new)).thenApply(done -> {
-            Map<String, Object> details = new LinkedHashMap<>();
-            int up = 0;
-            for (int i = 0; i < checks.size(); i++) {
-                StoreHealth health = checks.get(i).join();
-                up += health.up() ? 1 : 0;
-                Map<String, Object> node = new LinkedHashMap<>();
-                node.put("status", health.up() ? "UP" : "DOWN");
-                node.putAll(health.details());
-                details.put("node" + i, node);
-            }
-            details.put("quorum", quorum);
-            details.put("nodesUp", up);
-            return new StoreHealth(up >= quorum, details);
-        });
-    }
-
-    private static StoreHealth down(String why) {
-        return new StoreHealth(false, Map.of("error", why));
+        return QuorumHealth.check(nodes, quorum, config.commandTimeout());
     }
 
     /** @return the traits derived from the nodes' when the quorum was built ({@link QuorumTraits#derive}) */
