@@ -3,19 +3,15 @@ package dev.distlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
 
 import dev.distlock.LockUnavailableException;
-import dev.distlock.spi.LockMode;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.HandOverEvents;
 import dev.distlock.spi.HandsOver;
 import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
@@ -43,7 +39,8 @@ import org.springframework.util.ClassUtils;
  * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is
  * the same script undoing whatever the request holds or registered, and a force release the same script without the
  * owner check.</li>
- * <li>Permits ({@link StoreTraits#permits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
+ * <li>Permits ({@link StoreTraits#permits()}): the lock key says how many ({@code #<permits>:<last token>}), the
+ * holders
  * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
  * freed permit for the longest waiter as it does a lock. A request with another number of permits than the holders'
  * is refused with {@link dev.distlock.LockException} naming both.</li>
@@ -69,9 +66,6 @@ public class RedisLockStore implements LockStore, HandsOver {
             RedisLockStore.class.getClassLoader());
 
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
-
-    /** A refusal carries the server clock in ms times this plus the retry delay (1 to 1023 ms): see acquire.lua. */
-    private static final long REFUSAL_RADIX = 1024;
 
     /** The owner argument of a force release, which checks no owner. */
     private static final byte[] NO_OWNER = new byte[0];
@@ -182,29 +176,11 @@ public class RedisLockStore implements LockStore, HandsOver {
                 : new byte[][] { owner, lease, wait, attempt, mode };
         if (!acknowledging) {
             return acquires.eval(LuaScript.ACQUIRE, keys.of(request), args)
-                    .handle((reply, error) -> attempt(request, reply, error));
+                    .handle((reply, error) -> AcquireReplies.attempt(request, reply, error));
         }
-        return composeNow(acquires.node(keys.lock), node -> composeNow(node.onlineReplicas(),
+        return AcquireReplies.composeNow(acquires.node(keys.lock), node -> AcquireReplies.composeNow(
+                node.onlineReplicas(),
                 online -> attemptAcknowledged(request, node, keys, args, config.minReplicas().required(online))));
-    }
-
-    /**
-     * {@code thenCompose}, applied at once when the stage is already complete, as the master's node and its replica
-     * count nearly always are: each stage an acquire passes through costs its thread hop or relay on the reply's way
-     * back (issue 22, step 3). Like {@code thenCompose}, a failure of {@code next} is the answer, never thrown: the
-     * engine turns failed answers into {@code LockUnavailableException}.
-     */
-    private static <T, R> CompletableFuture<R> composeNow(CompletableFuture<T> stage,
-            Function<T, CompletableFuture<R>> next) {
-        if (!stage.isDone() || stage.isCompletedExceptionally()) {
-            return stage.thenCompose(next);
-        }
-        try {
-            return next.apply(stage.join());
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
     }
 
     /**
@@ -216,12 +192,12 @@ public class RedisLockStore implements LockStore, HandsOver {
     private CompletableFuture<Attempt> attemptAcknowledged(LockRequest request, RedisNode node, LockKeys keys,
             byte[][] args, int required) {
         CompletableFuture<Attempt> reply = node.eval(LuaScript.ACQUIRE, keys.of(request), args)
-                .handle((value, error) -> attempt(request, value, error));
+                .handle((value, error) -> AcquireReplies.attempt(request, value, error));
         if (required == 0) {
             return reply;
         }
         CompletableFuture<Long> acknowledged = node.waitForReplicas(required, config.replicationTimeout().toMillis());
-        return reply.thenCompose(attempt -> !(attempt instanceof Attempt.Granted) ? reply : acknowledged.thenApply(replicas -> {
+        return reply.thenCompose(attempt -> attempt instanceof Attempt.Busy ? reply : acknowledged.thenApply(replicas -> {
             if (replicas < required) {
                 throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master "
                         + "but only " + replicas + " of " + required + " replicas acknowledged it (distlock."
@@ -230,33 +206,6 @@ public class RedisLockStore implements LockStore, HandsOver {
             }
             return attempt;
         }));
-    }
-
-    /**
-     * The answer to an acquire, in one stage on the reply's way back.
-     *
-     * @param request the request
-     * @param reply the script's reply, when it came
-     * @param error why it did not
-     * @return the attempt the acquire script answered: the fencing token, or minus (the server clock in ms times
-     *         {@value #REFUSAL_RADIX} plus the milliseconds to wait)
-     * @throws dev.distlock.LockException when the name is held with another number of permits
-     */
-    private static Attempt attempt(LockRequest request, @Nullable Object reply, @Nullable Throwable error) {
-        if (error != null) {
-            int heldWith = RedisErrors.permitsHeldWith(error);
-            if (heldWith > 0) {
-                throw request.permitsMismatch(heldWith);
-            }
-            throw error instanceof CompletionException completion ? completion : new CompletionException(error);
-        }
-        long value = (Long) Objects.requireNonNull(reply, "acquire.lua answers an integer");
-        if (value > 0) {
-            return Attempt.granted(value);
-        }
-        long refusal = -value;
-        return new Attempt.Busy(Duration.ofMillis(refusal % REFUSAL_RADIX),
-                OptionalLong.of(refusal / REFUSAL_RADIX * 1000));
     }
 
     /**
