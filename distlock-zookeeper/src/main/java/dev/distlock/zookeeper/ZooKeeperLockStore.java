@@ -56,14 +56,6 @@ public class ZooKeeperLockStore implements LockStore {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
 
-    /** A waiter watches its predecessor; this only bounds the engine's fallback re-check. */
-    private static final long RECHECK_MILLIS = 500;
-
-    private static final Duration RECHECK = Duration.ofMillis(RECHECK_MILLIS);
-
-    /** Rounds of one attempt (a node deleted behind its back, a predecessor gone meanwhile) before it answers busy. */
-    private static final int MAX_ROUNDS = 8;
-
     private final CuratorFramework client;
 
     private final boolean ownsClient;
@@ -75,6 +67,8 @@ public class ZooKeeperLockStore implements LockStore {
     private final NodeRegistry registry;
 
     private final LockNodeCalls nodes;
+
+    private final LineAttempts line;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -95,6 +89,7 @@ public class ZooKeeperLockStore implements LockStore {
         this.calls = new ZooKeeperCalls(client);
         this.registry = new NodeRegistry(calls::currentSession);
         this.nodes = new LockNodeCalls(client, calls, registry, config.basePath());
+        this.line = new LineAttempts(calls, registry, nodes);
     }
 
     /**
@@ -146,106 +141,13 @@ public class ZooKeeperLockStore implements LockStore {
 
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
-        LockNode node = registry.byOwner(request.ownerToken());
-        long session = calls.currentSession();
-        if (node != null && session != 0 && node.sessionId != session) {
-            registry.forget(node); // made in a session that ended: ZooKeeper deleted it
-            node = null;
-        }
-        // A failed attempt leaves its node in line; the engine's cancel, chained after it, deletes it.
-        return attempt(request, waiting, node, null, 0);
-    }
-
-    /**
-     * One round: queue (once), look where the node stands, and hold, leave the line or watch the predecessor. A
-     * round starts again when the node was deleted behind the request's back or its predecessor went meanwhile.
-     */
-    private CompletableFuture<Attempt> attempt(LockRequest request, Waiting waiting,
-            @Nullable LockNode known, @Nullable List<String> knownChildren, int round) {
-        if (round == MAX_ROUNDS) {
-            return CompletableFuture.completedFuture(Attempt.busy(Duration.ofMillis(1)));
-        }
-        String what = "acquire '" + request.name() + "'";
-        CompletableFuture<LockNodeCalls.Created> queued = (known != null)
-                ? CompletableFuture.completedFuture(new LockNodeCalls.Created(known, knownChildren))
-                : nodes.create(request, what);
-        return queued.thenCompose(created -> {
-            LockNode node = created.node();
-            List<String> listed = created.children();
-            CompletableFuture<List<String>> children = (listed != null) ? CompletableFuture.completedFuture(listed)
-                    : nodes.list(node, what);
-            return children.thenCompose(current -> judge(request, waiting, node, current, round));
-        });
-    }
-
-    /** Acts on where the node stands in the listed line. */
-    private CompletableFuture<Attempt> judge(LockRequest request, Waiting waiting, LockNode node,
-            List<String> children, int round) {
-        QueuePosition position = QueuePosition.of(children, node.name);
-        return switch (position.standing()) {
-            case GONE -> { // deleted behind our back while waiting: queue again
-                registry.forget(node);
-                yield attempt(request, waiting, null, null, round + 1);
-            }
-            case MISMATCHED -> // out of line before the caller hears of it, so that a corrected retry finds no trace
-                    cancel(request).thenCompose(left -> CompletableFuture.<Attempt>failedFuture(
-                            request.permitsMismatch(position.heldWith()))).toCompletableFuture();
-            case GRANTED -> CompletableFuture.completedFuture(grant(node, "acquire '" + request.name() + "'"));
-            case WAITING -> wait(request, waiting, node, node.lockPath + "/" + position.predecessor(),
-                    round);
-            case WAITING_FOR_A_PERMIT -> waitForAPermit(request, waiting, node, round);
-        };
-    }
-
-    private CompletableFuture<Attempt> wait(LockRequest request, Waiting waiting, LockNode node,
-            String predecessor, int round) {
-        if (waiting instanceof Waiting.LastTry) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK)).toCompletableFuture();
-        }
-        return nodes.watchPredecessor(node, predecessor, "acquire '" + request.name() + "'")
-                .thenCompose(watching -> watching
-                        ? CompletableFuture.completedFuture(busyFor(waiting))
-                        : attempt(request, waiting, node, null, round + 1)); // it went: look again
-    }
-
-    /**
-     * Watches the line and judges the node again on the listing that set the watch: a holder that left between
-     * the first listing and the watch would otherwise wake nobody.
-     */
-    private CompletableFuture<Attempt> waitForAPermit(LockRequest request, Waiting waiting, LockNode node,
-            int round) {
-        if (waiting instanceof Waiting.LastTry) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK)).toCompletableFuture();
-        }
-        String what = "acquire '" + request.name() + "'";
-        return nodes.watchLine(node, what).thenCompose(children -> {
-            QueuePosition position = QueuePosition.of(children, node.name);
-            if (position.standing() == QueuePosition.Standing.WAITING_FOR_A_PERMIT) {
-                return CompletableFuture.completedFuture(busyFor(waiting));
-            }
-            registry.stopWaiting(node);
-            return judge(request, waiting, node, children, round + 1);
-        });
-    }
-
-    private Attempt grant(LockNode node, String what) {
-        if (registry.byOwner(node.owner()) != node) {
-            throw new LockUnavailableException("The ZooKeeper session ended during the attempt: cannot " + what);
-        }
-        registry.stopWaiting(node);
-        node.held = true;
-        nodes.watchHeld(node);
-        return Attempt.granted(node.czxid);
+        return line.attempt(request, waiting);
     }
 
     /** Deletes the request's node, waiting or held. */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
-        LockNode node = registry.byOwner(request.ownerToken());
-        if (node != null && registry.forget(node)) {
-            return nodes.deleteQuietly(node.path);
-        }
-        return CompletableFuture.completedFuture(null);
+        return line.cancel(request);
     }
 
     @Override
@@ -339,10 +241,5 @@ public class ZooKeeperLockStore implements LockStore {
     @Override
     public String toString() {
         return "ZooKeeperLockStore[" + config.basePath() + "]";
-    }
-
-    /** Busy while the watch waits for the line to move: re-checked after {@link #RECHECK} at most. */
-    private static Attempt busyFor(Waiting waiting) {
-        return Attempt.busy(waiting.remaining().compareTo(RECHECK) < 0 ? waiting.remaining() : RECHECK);
     }
 }
