@@ -103,8 +103,8 @@ public final class BlockingCalls implements AutoCloseable {
         catch (RejectedExecutionException ex) {
             result.completeExceptionally(new LockUnavailableException("Could not " + what + ": "
                     + (executor.isShutdown() ? "the lock store is closed" : "the " + client + " lock path is "
-                            + "saturated, " + maxThreads + (maxThreads == 1 ? " call" : " calls") + " running and "
-                            + maxQueued + " queued: " + saturationHint), ex));
+                            + "saturated, " + maxThreads + (maxThreads == 1 ? " thread" : " threads") + " busy and "
+                            + maxQueued + " queued calls waiting (" + saturationHint + ")"), ex));
         }
         return result;
     }

@@ -44,7 +44,7 @@ class BlockingCallsTests {
             assertThat(refused).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
                     .withCauseInstanceOf(LockUnavailableException.class)
                     .withMessageContaining("Could not acquire lock 'a'")
-                    .withMessageContaining("1 call running and 1 queued: the pool's property");
+                    .withMessageContaining("1 thread busy and 1 queued calls waiting (the pool's property)");
             release.countDown();
             assertThat(running).succeedsWithin(ANSWER).isEqualTo(true);
             assertThat(queued).succeedsWithin(ANSWER).isEqualTo("queued");
