@@ -13,7 +13,8 @@ import dev.distlock.spi.LockStore;
  * The settings of a {@link QuorumLockStore}, validated once.
  *
  * @param nodes the independent stores voting on every lock, at least three, each a distinct instance whose leases
- *        expire ({@link dev.distlock.spi.StoreTraits.LeaseKind#EXPIRING}): a quorum counts on a lease ending on a node it cannot reach
+ *        expire ({@link dev.distlock.spi.StoreTraits.LeaseKind#EXPIRING}): a quorum counts on a lease ending on a
+ *        node it cannot reach
  * @param commandTimeout how long a vote waits for each node's answer (plus the node's own
  *        {@link dev.distlock.spi.StoreTraits#answerAllowance()}); the same as {@code distlock.command-timeout}
  */

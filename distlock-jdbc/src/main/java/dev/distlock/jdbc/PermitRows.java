@@ -79,11 +79,12 @@ final class PermitRows {
             return "Lock name contains the control character " + SEPARATOR_NAME + ", which the JDBC store keeps for "
                     + "the rows of permits";
         }
+        boolean permit = request.mode() instanceof LockMode.Permits;
         int longest = JdbcLockStore.MAX_NAME_LENGTH
-                - ((request.mode() instanceof LockMode.Permits) ? 1 + Integer.toString(request.permits() - 1).length() : 0);
+                - (permit ? 1 + Integer.toString(request.permits() - 1).length() : 0);
         if (name.length() > longest) {
             return "Lock name longer than " + longest + " characters (the JDBC store's lock_name column"
-                    + ((request.mode() instanceof LockMode.Permits) ? ", less the suffix of a permit's row" : "") + "): "
+                    + (permit ? ", less the suffix of a permit's row" : "") + "): "
                     + name.substring(0, 40) + "...";
         }
         return null;

@@ -120,8 +120,8 @@ final class PermitTransactions {
             else if (row.owner() != null && row.live()) {
                 return new HeldWithOtherPermits(1);
             }
-            return request.mode() instanceof LockMode.Permits ? grantPermit(connection, sql, request, row) : takeOver(connection, sql,
-                    request, row);
+            return request.mode() instanceof LockMode.Permits ? grantPermit(connection, sql, request, row)
+                    : takeOver(connection, sql, request, row);
         });
     }
 
