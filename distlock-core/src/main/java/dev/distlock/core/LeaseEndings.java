@@ -187,7 +187,7 @@ final class LeaseEndings {
             holder.releaseLocal();
             listener.expired(holder);
         }
-        if (!store.store().leasesExpire()) {
+        if (!store.traits().leasesExpire()) {
             store.releaseLater(lease);
         }
     }

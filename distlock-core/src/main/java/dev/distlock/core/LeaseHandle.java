@@ -193,6 +193,7 @@ final class LeaseHandle implements LockHandle {
 
     @Override
     public String toString() {
-        return "LockHandle[" + name() + ", fencingToken=" + fencingToken + (request().shared() ? ", read" : "") + "]";
+        return "LockHandle[" + name() + ", fencingToken=" + fencingToken
+                + (request().type() == dev.distlock.LockType.READ ? ", read" : "") + "]";
     }
 }

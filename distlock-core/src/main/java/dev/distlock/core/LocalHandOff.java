@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 
 import dev.distlock.LockType;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.LockStore;
+import dev.distlock.spi.StoreTraits;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * store's token plus the microseconds since the store issued it ({@link StoreLease#clockBoundToken()}), so a
  * token the store issues later — at least its clock in microseconds, also after this JVM crashed mid-streak — is
  * above every local one. The store learns the last local token at release, and passes it on with a hand-off.
- * Only stores whose tokens follow the clock ({@link LockStore#tokensFollowClock()}) allow this.
+ * Only stores whose tokens follow the clock ({@link StoreTraits.TokenSource#CLOCK}) allow this; such a store keeps
+ * the released lease's token as the floor of the next (its duty on {@link dev.distlock.spi.LockStore#release}).
  * <p>
  * <b>Lease:</b> only a lease with more than a third of it left is handed over ({@link StoreLease#renewalsFailing}):
  * one whose renewals fail goes back to the store, so a local thread is never granted the last moments of a lease
@@ -37,8 +38,8 @@ final class LocalHandOff {
     /** Set from the start of the shutdown: a lease left for a local thread then might never be released. */
     private volatile boolean stopped;
 
-    LocalHandOff(LockStore store, int maxCount, Duration maxTime) {
-        this.enabled = store.tokensFollowClock() && maxCount > 0 && !maxTime.isZero();
+    LocalHandOff(StoreTraits traits, int maxCount, Duration maxTime) {
+        this.enabled = traits.tokensFollowClock() && maxCount > 0 && !maxTime.isZero();
         this.maxCount = maxCount;
         this.maxNanos = maxTime.toNanos();
     }

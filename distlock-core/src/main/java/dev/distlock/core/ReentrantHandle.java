@@ -41,7 +41,7 @@ final class ReentrantHandle implements LockHandle {
         if (root == null) {
             return null;
         }
-        if (root.request().shared() && type != LockType.READ) {
+        if (root.request().type() == LockType.READ && type != LockType.READ) {
             // Two readers upgrading at once would wait for each other forever.
             throw new LockException("Lock '" + name + "' is held for READ by this call chain and cannot be "
                     + "upgraded to an exclusive lock; release the read lock first");

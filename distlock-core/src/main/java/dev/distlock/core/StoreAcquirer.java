@@ -7,6 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 import dev.distlock.LockException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,19 +93,20 @@ final class StoreAcquirer {
     private @Nullable LeaseHandle compete(LockRequest request, LocalQueues.Entry entry, long deadline) {
         entry.compete(request.ownerToken());
         try {
-            boolean retry = false;
+            boolean refused = false;
             while (true) {
                 if (!service.accepting()) {
-                    if (retry) {
+                    if (refused) {
                         store.cancel(request);
                     }
                     throw StoreLockService.shuttingDown(request.name());
                 }
                 long sent = System.nanoTime();
-                Attempt attempt = store.attempt(request, Math.max(0, (deadline - sent) / 1_000_000L), retry);
-                if (attempt.isAcquired()) {
-                    StoreLease lease = StoreLease.granted(request, attempt.fencingToken(), entry, sent,
-                            store.store().leasesExpire());
+                Waiting waiting = Waiting.upTo(Duration.ofNanos(Math.max(0, deadline - sent)));
+                Attempt attempt = store.attempt(request, waiting);
+                if (attempt instanceof Attempt.Granted granted) {
+                    StoreLease lease = StoreLease.granted(request, granted.fencingToken(), entry, sent,
+                            store.traits().leasesExpire());
                     if (!lease.pastDeadline(System.nanoTime())) {
                         entry.startStreak();
                         return LeaseHandle.first(service, lease);
@@ -119,16 +121,16 @@ final class StoreAcquirer {
                         store.cancel(request);
                         return null;
                     }
-                    retry = true;
                     continue;
                 }
+                Attempt.Busy busy = (Attempt.Busy) attempt; // the only other kind (sealed)
                 if (System.nanoTime() - deadline >= 0) {
                     store.cancel(request);
                     return null;
                 }
-                retry = true;
-                awaitTurn(request, entry, deadline, attempt.retryAfterMillis());
-                LeaseHandle handed = startOnHandOver(request, entry, sent, attempt.refusedAtToken());
+                refused = true;
+                awaitTurn(request, entry, deadline, busy.retryAfter().toMillis());
+                LeaseHandle handed = startOnHandOver(request, entry, sent, busy.refusedAtMicros().orElse(0));
                 if (handed != null) {
                     return handed;
                 }
@@ -158,7 +160,7 @@ final class StoreAcquirer {
             long refusedSentNanos, long refusedAtMicros) {
         LocalQueues.HandOver handOver = entry.takeHandOver(request.ownerToken());
         if (handOver == null || refusedAtMicros == 0 || !request.watchdog() || request.sharesName()
-                || !store.store().leasesExpire() || !store.store().tokensFollowClock() || !service.accepting()
+                || !store.traits().leasesExpire() || !store.traits().tokensFollowClock() || !service.accepting()
                 || handOver.handedAtMicros() - (refusedAtMicros - handOver.windowMillis() * 500) <= 0) {
             return null;
         }

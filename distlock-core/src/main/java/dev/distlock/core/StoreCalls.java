@@ -18,6 +18,8 @@ import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreHealth;
@@ -47,15 +49,23 @@ final class StoreCalls {
 
     private final long timeoutMillis;
 
+    private final StoreTraits traits;
+
     StoreCalls(LockStore store, Duration commandTimeout) {
         this.store = store;
+        this.traits = store.traits(); // read once: the engine never asks the store what it is again
         this.timeoutNanos = commandTimeout.toNanos();
         this.timeoutMillis = commandTimeout.toMillis();
-        this.attemptTimeoutNanos = timeoutNanos + store.answerAllowance().toNanos();
+        this.attemptTimeoutNanos = timeoutNanos + traits.answerAllowance().toNanos();
     }
 
     LockStore store() {
         return store;
+    }
+
+    /** @return the store's traits, as read when the engine was built */
+    StoreTraits traits() {
+        return traits;
     }
 
     /**
@@ -63,8 +73,8 @@ final class StoreCalls {
      * @throws LockUnavailableException when it did not answer in time or failed; whatever the attempt may still
      *         take is undone after it
      */
-    Attempt attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        CompletableFuture<Attempt> stage = send(request, remainingWaitMillis, retry);
+    Attempt attempt(LockRequest request, Waiting waiting) {
+        CompletableFuture<Attempt> stage = send(request, waiting);
         try {
             return await(stage, attemptTimeoutNanos, "acquire lock '" + request.name() + "'");
         }
@@ -87,8 +97,8 @@ final class StoreCalls {
      *         hand-over had ended: someone may have held the lock since)
      */
     CompletableFuture<Boolean> confirm(LockRequest request, long fencingToken) {
-        return send(request, 0, true).handle((attempt, error) -> {
-            if (error == null && attempt.isAcquired() && attempt.fencingToken() == fencingToken) {
+        return send(request, Waiting.LAST_TRY).handle((attempt, error) -> {
+            if (error == null && attempt instanceof Attempt.Granted granted && granted.fencingToken() == fencingToken) {
                 return true;
             }
             log.debug("The hand-over of lock '{}' (fencing token {}) was not confirmed: {}", request.name(),
@@ -102,9 +112,9 @@ final class StoreCalls {
      * Sends an attempt. A store that throws instead of answering (a closed client, a bug) answers with that failure,
      * so that the caller gets what a failed answer gives, a {@code LockUnavailableException} naming the store.
      */
-    private CompletableFuture<Attempt> send(LockRequest request, long remainingWaitMillis, boolean retry) {
+    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting) {
         try {
-            return store.attempt(request, remainingWaitMillis, retry).toCompletableFuture();
+            return store.attempt(request, waiting).toCompletableFuture();
         }
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);

@@ -1,5 +1,8 @@
 package dev.distlock.core;
 
+import java.time.Duration;
+
+import dev.distlock.spi.HandOverEvents;
 import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * ({@link LocalQueues}); a lease the store knows is gone ends as lost ({@link LeaseEndings#lost}), whichever thread
  * holds it by then.
  */
-final class StoreEventRouter implements StoreEvents {
+final class StoreEventRouter implements StoreEvents, HandOverEvents {
 
     private final LocalQueues queues;
 
@@ -23,14 +26,18 @@ final class StoreEventRouter implements StoreEvents {
     }
 
     @Override
-    public void released(String name, @Nullable String handedTo, long handOverMillis) {
-        queues.released(name, handedTo, handOverMillis);
+    public void released(String name, @Nullable String next) {
+        queues.released(name, next, 0);
     }
 
     @Override
-    public void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
-            long handOverMillis) {
-        queues.handedOver(name, new LocalQueues.HandOver(handedTo, fencingToken, handedAtMicros, handOverMillis));
+    public void kept(String name, String keptFor, Duration window) {
+        queues.released(name, keptFor, window.toMillis());
+    }
+
+    @Override
+    public void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros, Duration window) {
+        queues.handedOver(name, new LocalQueues.HandOver(handedTo, fencingToken, handedAtMicros, window.toMillis()));
     }
 
     @Override

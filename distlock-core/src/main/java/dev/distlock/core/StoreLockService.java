@@ -22,6 +22,7 @@ import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener.Acquisition;
 import dev.distlock.listener.LockListener;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.HandsOver;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.StoreHealth;
 import org.jspecify.annotations.Nullable;
@@ -82,7 +83,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         this.listener = listener instanceof CompositeLockListener ? listener
                 : CompositeLockListener.of(List.of(listener));
         this.calls = new StoreCalls(store, config.commandTimeout());
-        this.handOff = new LocalHandOff(store, config.localHandOffMaxCount(), config.localHandOffMaxTime());
+        this.handOff = new LocalHandOff(calls.traits(), config.localHandOffMaxCount(), config.localHandOffMaxTime());
         // The scheduler reports losses to the endings, which stop its timers (it starts only in start()).
         this.scheduler = new LeaseScheduler(calls, config.leaseTime(), this.listener, this::leaseLost);
         this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, scheduler, handOff);
@@ -93,7 +94,11 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
 
     /** Starts the store's notifications and the watchdog. Works while the store is unreachable. */
     public void start() {
-        store.start(new StoreEventRouter(queues, held, endings));
+        StoreEventRouter router = new StoreEventRouter(queues, held, endings);
+        if (store instanceof HandsOver handsOver) {
+            handsOver.startHandOvers(router);
+        }
+        store.start(router);
         scheduler.start();
     }
 
@@ -162,7 +167,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         // A watchdog lease is at least the hold-at-least time: the lock then stays held that long also when this
         // instance dies right after the unlock (a fixed lease is never shorter: LockOptions checks it).
         Duration lease = options.leaseTime().orElseGet(() -> max(config.leaseTime(), options.holdAtLeast()));
-        if (options.permits() > 1 && !store.supportsPermits()) {
+        if (options.permits() > 1 && !calls.traits().permits()) {
             throw new LockException("Lock '" + name + "' asks for " + options.permits() + " permits, but " + store
                     + " does not support permits");
         }
@@ -189,7 +194,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         StoreLease granted = handle.lease();
         if (handle.fromStore()) { // a local hand-off passes on a lease that is registered and timed already
             held.add(granted);
-            if (request.watchdog() && store.leasesExpire()) {
+            if (request.watchdog() && calls.traits().leasesExpire()) {
                 scheduler.renew(granted);
             }
             else if (!request.watchdog()) {

@@ -1,9 +1,6 @@
 package dev.distlock.memory;
 
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +20,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,7 +55,7 @@ public final class InMemoryLockStore implements LockStore {
 
     /**
      * A store whose fencing tokens are at least the clock in microseconds, as the Redis store's are
-     * ({@link #tokensFollowClock()}): the engine then hands a held lock to the next thread of a JVM locally.
+     * ({@link StoreTraits.TokenSource#CLOCK}): the engine then hands a held lock to the next thread of a JVM locally.
      *
      * @return a new store with clock-based tokens
      */
@@ -64,83 +63,17 @@ public final class InMemoryLockStore implements LockStore {
         return new InMemoryLockStore(true);
     }
 
+    /** Leases run out on the clock; permit holders are kept like readers, up to the name's permits. */
     @Override
-    public boolean tokensFollowClock() {
-        return clockTokens;
-    }
-
-    /** Permit holders are kept like readers, up to the name's permits. */
-    @Override
-    public boolean supportsPermits() {
-        return true;
-    }
-
-    /** @return the next token of the slot: one more, and with clock tokens at least the clock in microseconds */
-    private long nextToken(Slot slot) {
-        long next = slot.lastToken + 1;
-        if (clockTokens) {
-            next = Math.max(next, ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()));
-        }
-        slot.lastToken = next;
-        return next;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING,
+                clockTokens ? StoreTraits.TokenSource.CLOCK : StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
     private volatile boolean available = true;
 
     /** Every started node's notifications: a release anywhere wakes the waiters everywhere, as pub/sub does. */
     private final List<StoreEvents> subscribers = new CopyOnWriteArrayList<>();
-
-    /** The state of one lock name; guarded by its own monitor. */
-    private static final class Slot {
-
-        @Nullable String owner;
-
-        long leaseEndNanos;
-
-        /** Lease end per reader's owner token. */
-        final Map<String, Reader> readers = new HashMap<>();
-
-        long lastToken;
-
-        /** While permit holders hold the name (they are kept in {@link #readers}): their number of permits. */
-        int permits;
-
-        void expire(long now) {
-            if (owner != null && now - leaseEndNanos >= 0) {
-                owner = null;
-            }
-            readers.values().removeIf(reader -> now - reader.leaseEndNanos >= 0);
-            if (readers.isEmpty()) {
-                permits = 0;
-            }
-        }
-
-        /** @return the permits the name is held with: its permit holders', 1 for a lock or readers, 0 when free */
-        int heldWith() {
-            return permits != 0 ? permits : (owner != null || !readers.isEmpty()) ? 1 : 0;
-        }
-
-        long remainingMillis(long now) {
-            long end = leaseEndNanos;
-            for (Reader reader : readers.values()) {
-                end = Math.max(end, reader.leaseEndNanos);
-            }
-            return Math.max(1, (end - now) / 1_000_000L);
-        }
-    }
-
-    /** One holder of a shared (read) lock. */
-    private static final class Reader {
-
-        final long fencingToken;
-
-        long leaseEndNanos;
-
-        Reader(long fencingToken, long leaseEndNanos) {
-            this.fencingToken = fencingToken;
-            this.leaseEndNanos = leaseEndNanos;
-        }
-    }
 
     private Slot slot(String name) {
         return slots.computeIfAbsent(name, key -> new Slot());
@@ -181,63 +114,8 @@ public final class InMemoryLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        return answer(() -> take(request));
-    }
-
-    private Attempt take(LockRequest request) {
-        Slot slot = slot(request.name());
-        long now = System.nanoTime();
-        synchronized (slot) {
-            slot.expire(now);
-            String token = request.ownerToken();
-            int heldWith = slot.heldWith();
-            if (heldWith != 0 && heldWith != request.permits()) {
-                throw request.permitsMismatch(heldWith);
-            }
-            if (request.permitted()) {
-                return takePermit(slot, request, now);
-            }
-            if (request.shared()) {
-                Reader reader = slot.readers.get(token);
-                if (reader != null) { // a repeated attempt of a reader that holds the lock: idempotent
-                    reader.leaseEndNanos = now + request.leaseTime().toNanos();
-                    return Attempt.acquired(reader.fencingToken);
-                }
-                if (slot.owner != null) {
-                    return Attempt.busy(slot.remainingMillis(now));
-                }
-                long fencingToken = nextToken(slot);
-                slot.readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos()));
-                return Attempt.acquired(fencingToken);
-            }
-            if (token.equals(slot.owner)) {
-                slot.leaseEndNanos = now + request.leaseTime().toNanos();
-                return Attempt.acquired(slot.lastToken);
-            }
-            if (slot.owner != null || !slot.readers.isEmpty()) {
-                return Attempt.busy(slot.remainingMillis(now));
-            }
-            slot.owner = token;
-            slot.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.acquired(nextToken(slot));
-        }
-    }
-
-    /** One of the name's permits, in the readers' map; the caller holds the slot's monitor. */
-    private Attempt takePermit(Slot slot, LockRequest request, long now) {
-        Reader holder = slot.readers.get(request.ownerToken());
-        if (holder != null) { // a repeated attempt of a holder: idempotent
-            holder.leaseEndNanos = now + request.leaseTime().toNanos();
-            return Attempt.acquired(holder.fencingToken);
-        }
-        if (slot.readers.size() >= request.permits()) {
-            return Attempt.busy(slot.remainingMillis(now));
-        }
-        long fencingToken = nextToken(slot);
-        slot.readers.put(request.ownerToken(), new Reader(fencingToken, now + request.leaseTime().toNanos()));
-        slot.permits = request.permits();
-        return Attempt.acquired(fencingToken);
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+        return answer(() -> slot(request.name()).take(request, System.nanoTime(), clockTokens));
     }
 
     /**
@@ -277,7 +155,7 @@ public final class InMemoryLockStore implements LockStore {
                 slot.permits = 0;
             }
             if (held) {
-                subscribers.forEach(subscriber -> subscriber.released(name, null, 0));
+                subscribers.forEach(subscriber -> subscriber.released(name, null));
             }
             return held;
         });
@@ -302,7 +180,7 @@ public final class InMemoryLockStore implements LockStore {
         }
         if (released) {
             for (StoreEvents subscriber : subscribers) {
-                subscriber.released(request.name(), null, 0);
+                subscriber.released(request.name(), null);
             }
         }
         return released;
@@ -324,7 +202,7 @@ public final class InMemoryLockStore implements LockStore {
                 long end = now + request.leaseTime().toNanos();
                 boolean held;
                 if (request.sharesName()) {
-                    Reader reader = slot.readers.get(request.ownerToken());
+                    Slot.Reader reader = slot.readers.get(request.ownerToken());
                     held = reader != null;
                     if (reader != null) {
                         reader.leaseEndNanos = end;

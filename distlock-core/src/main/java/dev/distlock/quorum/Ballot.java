@@ -6,6 +6,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.ReleaseResult;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,6 +53,21 @@ final class Ballot {
 
         static Answer of(Vote vote) {
             return new Answer(vote, 0);
+        }
+
+        /** @return yes with the token for a grant, no for a busy answer */
+        static Answer of(Attempt attempt) {
+            return attempt instanceof Attempt.Granted granted ? new Answer(Vote.YES, granted.fencingToken())
+                    : of(Vote.NO);
+        }
+
+        /** @return yes for a release, no for an ended lease, failed for an error */
+        static Answer of(ReleaseResult result) {
+            return switch (result) {
+                case RELEASED -> of(Vote.YES);
+                case EXPIRED -> of(Vote.NO);
+                case ERROR -> FAILED;
+            };
         }
     }
 

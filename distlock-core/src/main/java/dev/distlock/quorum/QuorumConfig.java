@@ -13,9 +13,10 @@ import dev.distlock.spi.LockStore;
  * The settings of a {@link QuorumLockStore}, validated once.
  *
  * @param nodes the independent stores voting on every lock, at least three, each a distinct instance whose leases
- *        expire ({@link LockStore#leasesExpire()}): a quorum counts on a lease ending on a node it cannot reach
+ *        expire ({@link dev.distlock.spi.StoreTraits.LeaseKind#EXPIRING}): a quorum counts on a lease ending on a
+ *        node it cannot reach
  * @param commandTimeout how long a vote waits for each node's answer (plus the node's own
- *        {@link LockStore#answerAllowance()}); the same as {@code distlock.command-timeout}
+ *        {@link dev.distlock.spi.StoreTraits#answerAllowance()}); the same as {@code distlock.command-timeout}
  */
 public record QuorumConfig(List<LockStore> nodes, Duration commandTimeout) {
 
@@ -41,9 +42,9 @@ public record QuorumConfig(List<LockStore> nodes, Duration commandTimeout) {
                 throw new IllegalArgumentException("QuorumConfig.nodes[" + i + "] (" + node + ") is listed twice: "
                         + "each node must be an independent store, or one store would cast several votes");
             }
-            if (!node.leasesExpire()) {
+            if (!node.traits().leasesExpire()) {
                 throw new IllegalArgumentException("QuorumConfig.nodes[" + i + "] (" + node + ") holds locks for "
-                        + "as long as its session lasts (leasesExpire() is false): a quorum needs stores whose "
+                        + "as long as its session lasts (its leases are SESSION leases): a quorum needs stores whose "
                         + "leases expire, since it counts on a lease ending on a node it cannot reach");
             }
         }

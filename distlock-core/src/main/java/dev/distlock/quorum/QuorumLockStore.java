@@ -3,19 +3,15 @@ package dev.distlock.quorum;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.ClockDrift;
 import dev.distlock.quorum.Ballot.Answer;
 import dev.distlock.quorum.Ballot.Count;
-import dev.distlock.quorum.Ballot.Vote;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -24,6 +20,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * Redlock holds a lock on a majority of Redis masters. It works through the {@link LockStore} interface alone, so
  * any store whose leases expire can be a node, and locking goes on while a minority of the nodes is down.
  * <ul>
- * <li>An attempt asks every node at once, as a last attempt ({@code remainingWaitMillis} 0: nobody queues as a
+ * <li>An attempt asks every node at once, as a last attempt ({@link Waiting#LAST_TRY}: nobody queues as a
  * waiter on a node, since reservations on different nodes could go to different waiters and nobody would get a
  * majority). It is granted when a majority granted within the lease's validity
  * ({@link ClockDrift#validNanos(Duration)}), measured from before the first request, so the time spent acquiring
@@ -44,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * not collide again at once. The next attempt of the same request does not ask a node that has not answered its
  * undo yet: the attempt could overtake the undo, or be deleted by it (same owner token).</li>
  * <li>When so many nodes failed (or did not answer within {@code commandTimeout} plus their own
- * {@link LockStore#answerAllowance()}) that no majority can answer, the call fails closed with a
+ * {@link StoreTraits#answerAllowance()}) that no majority can answer, the call fails closed with a
  * {@link LockUnavailableException} that says how many of how many nodes answered.</li>
  * <li>A release goes to every node: released when any node released it, failed when no majority answered, else
  * expired. Renewals go to every node: a lease is renewed with a majority, lost when a majority can no longer renew
@@ -67,7 +65,6 @@ public class QuorumLockStore implements LockStore {
 
     private static final Logger log = LoggerFactory.getLogger(QuorumLockStore.class);
 
-
     private final QuorumConfig config;
 
     private final List<LockStore> nodes;
@@ -79,7 +76,7 @@ public class QuorumLockStore implements LockStore {
     /** Per node, how long a vote waits for its attempt: the command timeout plus the node's allowance. */
     private final long[] attemptBoundNanos;
 
-    private final Duration answerAllowance;
+    private final StoreTraits traits;
 
     private final RequestOrder order = new RequestOrder();
 
@@ -94,15 +91,12 @@ public class QuorumLockStore implements LockStore {
         this.quorum = config.quorum();
         this.timeoutNanos = config.commandTimeout().toNanos();
         this.attemptBoundNanos = new long[nodes.size()];
-        Duration longestAllowance = Duration.ZERO;
+        List<StoreTraits> nodeTraits = new ArrayList<>(nodes.size());
         for (int i = 0; i < nodes.size(); i++) {
-            Duration allowance = nodes.get(i).answerAllowance();
-            attemptBoundNanos[i] = timeoutNanos + allowance.toNanos();
-            if (allowance.compareTo(longestAllowance) > 0) {
-                longestAllowance = allowance;
-            }
+            nodeTraits.add(nodes.get(i).traits()); // read once, as the engine does
+            attemptBoundNanos[i] = timeoutNanos + nodeTraits.get(i).answerAllowance().toNanos();
         }
-        this.answerAllowance = longestAllowance.plus(VOTE_MARGIN);
+        this.traits = QuorumTraits.derive(nodeTraits, VOTE_MARGIN);
     }
 
     /** @return the settings */
@@ -124,7 +118,7 @@ public class QuorumLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         long started = System.nanoTime();
         // Attempts of one request come one after the other: the previous calls are this attempt's to order after.
         CompletableFuture<?>[] previous = order.take(request);
@@ -133,7 +127,7 @@ public class QuorumLockStore implements LockStore {
             // Not asked while it has not answered the previous call: no grant there, but no failure either.
             sent.add(RequestOrder.answered(previous, i) ? ask(i, request, sent) : null);
         }
-        return Ballot.count(sent, QuorumLockStore::vote, quorum, attemptBoundNanos)
+        return Ballot.count(sent, Answer::of, quorum, attemptBoundNanos)
                 .thenApply(count -> decide(request, started, previous, sent, count));
     }
 
@@ -146,7 +140,7 @@ public class QuorumLockStore implements LockStore {
             List<@Nullable CompletableFuture<Attempt>> sentBefore) {
         CompletionStage<Attempt> answer;
         try {
-            answer = nodes.get(node).attempt(request, 0, false);
+            answer = nodes.get(node).attempt(request, Waiting.LAST_TRY);
         }
         catch (IllegalArgumentException ex) {
             for (int i = 0; i < sentBefore.size(); i++) {
@@ -163,10 +157,6 @@ public class QuorumLockStore implements LockStore {
         return RequestOrder.send(() -> answer);
     }
 
-    private static Answer vote(Attempt attempt) {
-        return attempt.isAcquired() ? new Answer(Vote.YES, attempt.fencingToken()) : Answer.of(Vote.NO);
-    }
-
     private Attempt decide(LockRequest request, long started, CompletableFuture<?> @Nullable [] previous,
             List<@Nullable CompletableFuture<Attempt>> sent, Count count) {
         boolean inTime = System.nanoTime() - started < ClockDrift.validNanos(request.leaseTime());
@@ -175,17 +165,17 @@ public class QuorumLockStore implements LockStore {
             for (int i = 0; i < nodes.size(); i++) {
                 CompletableFuture<Attempt> attempt = sent.get(i);
                 // A node not waited for may still grant: a release or undo must not overtake that attempt.
-                lastCalls[i] = (attempt != null) ? attempt : lastCall(previous, i);
+                lastCalls[i] = (attempt != null) ? attempt : RequestOrder.lastCall(previous, i);
             }
             order.remember(request, lastCalls);
-            return Attempt.acquired(granted.grant(request, count.highestToken(), started));
+            return Attempt.granted(granted.grant(request, count.highestToken(), started));
         }
         // Undo on every node, each strictly after its own attempt (chained to its answer, which may still come).
         // The next attempt does not wait for the undos (a frozen node answers only when its client gives up): it
         // asks again only the nodes that answered theirs.
         for (int i = 0; i < nodes.size(); i++) {
             CompletableFuture<Attempt> attempt = sent.get(i);
-            lastCalls[i] = (attempt != null) ? undoAfter(attempt, i, request) : lastCall(previous, i);
+            lastCalls[i] = (attempt != null) ? undoAfter(attempt, i, request) : RequestOrder.lastCall(previous, i);
         }
         order.remember(request, lastCalls);
         if (count.failed() > nodes.size() - quorum) {
@@ -194,11 +184,7 @@ public class QuorumLockStore implements LockStore {
                     + config.commandTimeout().toMillis() + " ms); a majority of " + quorum + " is needed");
         }
         // A random delay, so that callers that split the votes do not collide again at once.
-        return Attempt.busy(ThreadLocalRandom.current().nextLong(20, 121));
-    }
-
-    private static CompletableFuture<?> lastCall(CompletableFuture<?> @Nullable [] previous, int node) {
-        return (previous != null) ? previous[node] : CompletableFuture.completedFuture(null);
+        return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(20, 121)));
     }
 
     /** @return completes (normally) once the node answered the undo sent after the attempt was answered */
@@ -253,7 +239,7 @@ public class QuorumLockStore implements LockStore {
         order.remember(request, sent.toArray(CompletableFuture<?>[]::new));
         long[] bounds = new long[nodes.size()];
         Arrays.fill(bounds, timeoutNanos);
-        return Ballot.count(sent, QuorumLockStore::vote, quorum, bounds).thenApply(count -> {
+        return Ballot.count(sent, Answer::of, quorum, bounds).thenApply(count -> {
             if (count.yes() > 0) {
                 return ReleaseResult.RELEASED;
             }
@@ -274,120 +260,24 @@ public class QuorumLockStore implements LockStore {
      */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
-        List<CompletableFuture<Boolean>> sent = new ArrayList<>(nodes.size());
-        for (LockStore node : nodes) {
-            sent.add(RequestOrder.send(() -> node.forceRelease(name)));
-        }
-        long[] bounds = new long[nodes.size()];
-        Arrays.fill(bounds, timeoutNanos);
-        return Ballot.count(sent, held -> Answer.of(held ? Vote.YES : Vote.NO), quorum, bounds).thenApply(count -> {
-            // Held means held on a majority: a grant left on a minority (a late grant whose undo is still on its
-            // way, a release that has not reached every node yet) is cleared, but was no lock. With nodes down, a
-            // lock released somewhere and not shown free by a majority counts as held.
-            if (count.yes() > 0 && count.no() < quorum) {
-                return true;
-            }
-            if (count.failed() > nodes.size() - quorum) {
-                throw new LockUnavailableException("Only " + (nodes.size() - count.failed()) + " of "
-                        + nodes.size() + " nodes of " + this + " answered the force release of lock '" + name
-                        + "' within the command timeout (" + config.commandTimeout().toMillis() + " ms)");
-            }
-            return false;
-        });
-    }
-
-    private static Answer vote(ReleaseResult result) {
-        return switch (result) {
-            case RELEASED -> Answer.of(Vote.YES);
-            case EXPIRED -> Answer.of(Vote.NO);
-            case ERROR -> Answer.FAILED;
-        };
+        return ForceReleaseVote.send(nodes, name, quorum, config.commandTimeout(), toString());
     }
 
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
-        long sent = System.nanoTime();
-        List<CompletionStage<List<RenewalResult>>> answers = new ArrayList<>(nodes.size());
-        for (LockStore node : nodes) {
-            answers.add(RequestOrder.send(() -> node.renew(leases)));
-        }
-        return RenewalTally.count(answers, leases.size(), quorum, timeoutNanos).thenApply(results -> {
-            for (int i = 0; i < results.size(); i++) {
-                LockRequest request = leases.get(i).request();
-                switch (results.get(i)) {
-                    case RENEWED -> granted.renewed(request, sent);
-                    case LOST -> granted.forget(request);
-                    case ERROR -> {
-                        // Unknown: the grant stays valid until its own time runs out.
-                    }
-                }
-            }
-            return results;
-        });
+        return RenewalTally.renew(nodes, leases, quorum, timeoutNanos, granted);
     }
 
     /** @return up when a majority of the nodes is up (each waited for at most the command timeout), per node */
     @Override
     public CompletionStage<StoreHealth> health() {
-        List<CompletableFuture<StoreHealth>> checks = new ArrayList<>(nodes.size());
-        for (LockStore node : nodes) {
-            CompletableFuture<StoreHealth> check = RequestOrder.send(node::health);
-            checks.add(check.exceptionally(error -> down("failed: " + error))
-                    .completeOnTimeout(down("no answer within " + config.commandTimeout().toMillis() + " ms"),
-                            timeoutNanos, TimeUnit.NANOSECONDS));
-        }
-        return CompletableFuture.allOf(checks.toArray(CompletableFuture<?>[]::new)).thenApply(done -> {
-            Map<String, Object> details = new LinkedHashMap<>();
-            int up = 0;
-            for (int i = 0; i < checks.size(); i++) {
-                StoreHealth health = checks.get(i).join();
-                up += health.up() ? 1 : 0;
-                Map<String, Object> node = new LinkedHashMap<>();
-                node.put("status", health.up() ? "UP" : "DOWN");
-                node.putAll(health.details());
-                details.put("node" + i, node);
-            }
-            details.put("quorum", quorum);
-            details.put("nodesUp", up);
-            return new StoreHealth(up >= quorum, details);
-        });
+        return QuorumHealth.check(nodes, quorum, config.commandTimeout());
     }
 
-    private static StoreHealth down(String why) {
-        return new StoreHealth(false, Map.of("error", why));
-    }
-
-    /**
-     * @return the longest allowance of the nodes plus a margin: a vote waits for each node's attempt the command
-     *         timeout plus that node's allowance, and its outcome then needs a moment to reach the engine
-     */
+    /** @return the traits derived from the nodes' when the quorum was built ({@link QuorumTraits#derive}) */
     @Override
-    public Duration answerAllowance() {
-        return answerAllowance;
-    }
-
-    /** @return true: every node's leases expire (checked by {@link QuorumConfig}) */
-    @Override
-    public boolean leasesExpire() {
-        return true;
-    }
-
-    /** @return true when every node's tokens follow its clock, so the highest of a majority does too */
-    @Override
-    public boolean tokensFollowClock() {
-        return nodes.stream().allMatch(LockStore::tokensFollowClock);
-    }
-
-    /**
-     * @return false, whatever the nodes support: a majority of grants cannot bound permits. Each node grants a name
-     *         to at most n holders, yet with three nodes and two permits three holders can each win two nodes (one
-     *         on nodes 1 and 2, one on 2 and 3, one on 1 and 3). Bounding n permits on N nodes would take grants on
-     *         more than N·n/(n+1) nodes — all three of three for two permits — so locking would stop with one node
-     *         down, which is what a quorum is for. The engine refuses permits here with a {@code LockException}.
-     */
-    @Override
-    public boolean supportsPermits() {
-        return false;
+    public StoreTraits traits() {
+        return traits;
     }
 
     /** Closes every node, also when one of them fails to close. */

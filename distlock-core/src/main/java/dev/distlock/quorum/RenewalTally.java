@@ -7,6 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
 import dev.distlock.spi.RenewalResult;
 
 /**
@@ -37,6 +40,39 @@ final class RenewalTally {
         this.quorum = quorum;
         this.renewed = new int[leases];
         this.lost = new int[leases];
+    }
+
+    /**
+     * Sends the renewals to every node and counts them; a grant renewed by a majority is remembered as renewed from
+     * when the renewals were sent, a lost one is forgotten.
+     *
+     * @param nodes the quorum's nodes
+     * @param leases the leases to renew
+     * @param quorum the majority
+     * @param timeoutNanos how long each node's answer is waited for
+     * @param granted the quorum's granted tokens
+     * @return one result per lease, in order
+     */
+    static CompletableFuture<List<RenewalResult>> renew(List<LockStore> nodes, List<? extends Lease> leases,
+            int quorum, long timeoutNanos, GrantedTokens granted) {
+        long sent = System.nanoTime();
+        List<CompletionStage<List<RenewalResult>>> answers = new ArrayList<>(nodes.size());
+        for (LockStore node : nodes) {
+            answers.add(RequestOrder.send(() -> node.renew(leases)));
+        }
+        return count(answers, leases.size(), quorum, timeoutNanos).thenApply(results -> {
+            for (int i = 0; i < results.size(); i++) {
+                LockRequest request = leases.get(i).request();
+                switch (results.get(i)) {
+                    case RENEWED -> granted.renewed(request, sent);
+                    case LOST -> granted.forget(request);
+                    case ERROR -> {
+                        // Unknown: the grant stays valid until its own time runs out.
+                    }
+                }
+            }
+            return results;
+        });
     }
 
     /**

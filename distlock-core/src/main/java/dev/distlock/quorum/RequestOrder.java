@@ -94,4 +94,9 @@ final class RequestOrder {
             }
         });
     }
+
+    /** @return the request's last call to the node before this one, or a completed stage when there was none */
+    static CompletableFuture<?> lastCall(CompletableFuture<?> @Nullable [] previous, int node) {
+        return (previous != null) ? previous[node] : CompletableFuture.completedFuture(null);
+    }
 }

@@ -1,78 +1,58 @@
 package dev.distlock.spi;
 
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalLong;
+
 /**
- * The answer of a store to one {@link LockStore#attempt attempt}: the lock was granted with a fencing token, or it
- * is busy and worth trying again after a while.
+ * The answer of a store to one {@link LockStore#attempt attempt}: {@link Granted} with a fencing token, or
+ * {@link Busy} with when trying again makes sense.
  */
-public final class Attempt {
-
-    private final long fencingToken;
-
-    private final long retryAfterMillis;
-
-    private final long refusedAtToken;
-
-    private Attempt(long fencingToken, long retryAfterMillis, long refusedAtToken) {
-        this.fencingToken = fencingToken;
-        this.retryAfterMillis = retryAfterMillis;
-        this.refusedAtToken = refusedAtToken;
-    }
+public sealed interface Attempt permits Attempt.Granted, Attempt.Busy {
 
     /**
      * @param fencingToken the fencing token of the new holder, above every token issued for the name before
      * @return a granted attempt
      */
-    public static Attempt acquired(long fencingToken) {
-        return new Attempt(fencingToken, 0, 0);
+    static Attempt granted(long fencingToken) {
+        return new Granted(fencingToken);
     }
 
     /**
-     * @param retryAfterMillis when trying again makes sense at the earliest without a wake-up (e.g. when the
-     *        holder's lease ends); the engine caps it and may try earlier when woken by
-     *        {@link StoreEvents#released}
+     * @param retryAfter as for {@link Busy#retryAfter()}
      * @return a refused attempt
      */
-    public static Attempt busy(long retryAfterMillis) {
-        return busy(retryAfterMillis, 0);
+    static Attempt busy(Duration retryAfter) {
+        return new Busy(retryAfter, OptionalLong.empty());
     }
 
     /**
-     * A refusal that says when the store made it, for a store that hands locks over with their token
-     * ({@link StoreEvents#handedOver}): a hand-over the engine hears of later is fresh only when it was issued after
-     * this refusal.
+     * The lock was granted.
      *
-     * @param retryAfterMillis as for {@link #busy(long)}
-     * @param refusedAtToken the store's clock at the refusal in the scale of its fencing tokens (µs for a store whose
-     *        tokens follow the clock), or 0 when unknown
-     * @return a refused attempt
+     * @param fencingToken the fencing token of the new holder, above every token issued for the name before
      */
-    public static Attempt busy(long retryAfterMillis, long refusedAtToken) {
-        return new Attempt(0, Math.max(1, retryAfterMillis), refusedAtToken);
+    record Granted(long fencingToken) implements Attempt {
     }
 
-    /** @return whether the lock was granted */
-    public boolean isAcquired() {
-        return retryAfterMillis == 0;
-    }
+    /**
+     * The lock is held by others (or, for permits, all permits are).
+     *
+     * @param retryAfter when trying again makes sense at the earliest without a wake-up (e.g. when the holder's lease
+     *        ends); at least 1 ms. The engine caps it at 500 ms and tries earlier when woken by
+     *        {@link StoreEvents#released}
+     * @param refusedAtMicros only for a store that {@link HandsOver hands over}: the store's clock at the refusal in
+     *        µs, which tells the engine whether a hand-over it hears of later was issued after this refusal; empty
+     *        for every other store
+     */
+    record Busy(Duration retryAfter, OptionalLong refusedAtMicros) implements Attempt {
 
-    /** @return the fencing token of a granted attempt */
-    public long fencingToken() {
-        return fencingToken;
-    }
-
-    /** @return for a refused attempt, the suggested delay before the next one */
-    public long retryAfterMillis() {
-        return retryAfterMillis;
-    }
-
-    /** @return for a refused attempt, the store's clock at the refusal in its tokens' scale; 0 when unknown */
-    public long refusedAtToken() {
-        return refusedAtToken;
-    }
-
-    @Override
-    public String toString() {
-        return isAcquired() ? "Attempt[acquired, fencingToken=" + fencingToken + "]"
-                : "Attempt[busy, retryAfter=" + retryAfterMillis + "ms]";
+        /** Checks the values; a retry-after below 1 ms becomes 1 ms (a store's estimate may round down to 0). */
+        public Busy {
+            Objects.requireNonNull(retryAfter, "retryAfter");
+            Objects.requireNonNull(refusedAtMicros, "refusedAtMicros");
+            if (retryAfter.compareTo(Duration.ofMillis(1)) < 0) {
+                retryAfter = Duration.ofMillis(1);
+            }
+        }
     }
 }

@@ -1,15 +1,15 @@
 package dev.distlock.spi;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 
 /**
  * A {@link LockStore} that forwards every call to another: the base for stores that add a feature by wrapping one
- * (counting calls, injecting faults).
+ * (counting calls, injecting faults). It forwards the {@link HandsOver} capability too: the engine starts its
+ * hand-overs, which reach the delegate when it hands over and are never told otherwise.
  */
-public class ForwardingLockStore implements LockStore {
+public class ForwardingLockStore implements LockStore, HandsOver {
 
     private final LockStore delegate;
 
@@ -26,8 +26,20 @@ public class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        return delegate.attempt(request, remainingWaitMillis, retry);
+    public StoreTraits traits() {
+        return delegate.traits();
+    }
+
+    @Override
+    public void startHandOvers(HandOverEvents events) {
+        if (delegate instanceof HandsOver handsOver) {
+            handsOver.startHandOvers(events);
+        }
+    }
+
+    @Override
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+        return delegate.attempt(request, waiting);
     }
 
     @Override
@@ -51,21 +63,6 @@ public class ForwardingLockStore implements LockStore {
     }
 
     @Override
-    public boolean leasesExpire() {
-        return delegate.leasesExpire();
-    }
-
-    @Override
-    public boolean supportsPermits() {
-        return delegate.supportsPermits();
-    }
-
-    @Override
-    public boolean tokensFollowClock() {
-        return delegate.tokensFollowClock();
-    }
-
-    @Override
     public boolean isHeld(Lease lease) {
         return delegate.isHeld(lease);
     }
@@ -73,11 +70,6 @@ public class ForwardingLockStore implements LockStore {
     @Override
     public CompletionStage<StoreHealth> health() {
         return delegate.health();
-    }
-
-    @Override
-    public Duration answerAllowance() {
-        return delegate.answerAllowance();
     }
 
     @Override

@@ -9,8 +9,11 @@ public interface Lease {
     LockRequest request();
 
     /**
-     * @return the fencing token of the current holder; a store that hands the lock on (see
-     *         {@link LockStore#release(Lease)}) passes it on, so the next holder's token is above it
+     * @return the fencing token of the current holder. For a {@link StoreTraits.TokenSource#CLOCK CLOCK} store it may
+     *         be above the token the store issued (the engine passed the lease on by local hand-off): on
+     *         {@link LockStore#release(Lease)} the store keeps it as the floor of the name's next token. For a
+     *         {@link StoreTraits.TokenSource#COUNTER COUNTER} store it is the token the store issued, and may serve
+     *         as the lease's identity (etcd's create revision)
      */
     long fencingToken();
 }

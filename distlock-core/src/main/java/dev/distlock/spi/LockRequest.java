@@ -18,7 +18,8 @@ import dev.distlock.LockType;
  * @param leaseTime the lease: renewed by the watchdog when {@code watchdog} is true, else fixed
  * @param watchdog whether the lease is renewed while the lock is held
  * @param permits how many holders may own the name at once ({@link dev.distlock.LockOptions#withPermits}): 1 for a
- *        lock; more only with an exclusive type, for a store whose {@link LockStore#supportsPermits()} is true
+ *        lock; more only with an exclusive type, for a store whose {@link StoreTraits#permits()} is true. A store
+ *        reads the two as one {@link #mode()}
  */
 public record LockRequest(String name, LockType type, String ownerToken, Duration waitTime, Duration leaseTime,
         boolean watchdog, int permits) {
@@ -32,9 +33,7 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
         Objects.requireNonNull(ownerToken, "ownerToken");
         Objects.requireNonNull(waitTime, "waitTime");
         Objects.requireNonNull(leaseTime, "leaseTime");
-        if (permits < 1 || (permits > 1 && type == LockType.READ)) {
-            throw new IllegalArgumentException("permits must be at least 1, and 1 for a read lock: " + permits);
-        }
+        LockMode.of(type, permits); // checks the permits against the type
     }
 
     /**
@@ -52,9 +51,12 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
         this(name, type, ownerToken, waitTime, leaseTime, watchdog, 1);
     }
 
-    /** @return true for a request of one of several permits of a name */
-    public boolean permitted() {
-        return permits > 1;
+    /**
+     * @return how the request holds its name: exclusive, shared (a reader) or one of several permits; what a store
+     *         acts on (it never reads {@link #type()}, whose other distinctions are the engine's)
+     */
+    public LockMode mode() {
+        return LockMode.of(type, permits);
     }
 
     /**
@@ -62,12 +64,7 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
      *         engine then lets its threads compete one after the other without waiting for the holder
      */
     public boolean sharesName() {
-        return shared() || permitted();
-    }
-
-    /** @return true for a {@link LockType#READ} lock, shared with other readers */
-    public boolean shared() {
-        return type == LockType.READ;
+        return type == LockType.READ || permits > 1;
     }
 
     /**
@@ -91,6 +88,6 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
     public String toString() {
         // Never the owner token: it is the proof of ownership.
         return "LockRequest[" + name + ", " + type + ", wait=" + waitTime + ", lease=" + leaseTime
-                + (watchdog ? " (watchdog)" : " (fixed)") + (permitted() ? ", " + permits + " permits" : "") + "]";
+                + (watchdog ? " (watchdog)" : " (fixed)") + (permits > 1 ? ", " + permits + " permits" : "") + "]";
     }
 }

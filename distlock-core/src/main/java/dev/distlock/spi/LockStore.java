@@ -1,28 +1,56 @@
 package dev.distlock.spi;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Where locks live: the small provider interface behind the store-neutral engine
- * ({@link dev.distlock.core.StoreLockService}). The engine does everything that is the same for every store —
- * local queues, waiting and waking, reentrancy, the watchdog schedule, listeners, the held-lock registry — and
- * asks the store only these questions.
- * <p>
+ * Where locks live: the provider interface behind the store-neutral engine
+ * ({@link dev.distlock.core.StoreLockService}). The engine does everything that is the same for every store (local
+ * queues, waiting and waking, reentrancy, local hand-off, the watchdog schedule, deadlines, listeners, the held-lock
+ * registry) and asks the store only the questions below. This Javadoc, with that of the value types it names
+ * ({@link Attempt}, {@link Waiting}, {@link LockMode}, {@link StoreTraits}, {@link StoreEvents}, {@link HandsOver}), is
+ * the one list of a store's duties.
+ *
+ * <h2>Answers and threads</h2>
  * Every question is answered asynchronously, and a store does not bound its answers in time: the engine waits for
- * each at most {@code distlock.command-timeout} (plus {@link #answerAllowance()}) and turns a late or failed answer
- * into {@link dev.distlock.LockUnavailableException} for the caller. An attempt whose answer came too late (or
- * failed) is undone by the engine with {@link #cancel}, chained on the attempt's own stage so that the undo is sent
- * strictly after the attempt. Renewals are batched by the engine, which maps the results back to its leases. A
- * store reports a failure by completing the stage exceptionally (with {@link dev.distlock.LockUnavailableException}
+ * each at most {@code distlock.command-timeout} (plus {@link StoreTraits#answerAllowance()}) and turns a late or
+ * failed answer into {@link dev.distlock.LockUnavailableException} for the caller. An attempt whose answer came too
+ * late (or failed) is undone by the engine with {@link #cancel}, chained on the attempt's own stage so that the undo
+ * is sent strictly after the attempt. Renewals are batched by the engine, which maps the results back to its leases.
+ * A store reports a failure by completing the stage exceptionally (with {@link dev.distlock.LockUnavailableException}
  * when it has a better message than the engine); it throws only for a request it refuses outright (e.g. an
  * {@link IllegalArgumentException} for a name it cannot store), which reaches the caller unchanged.
  * <p>
- * Implementations are thread-safe and never block the calling thread on the network. Every store passes the same
- * contract test suite ({@code LockStoreContractTests} in module {@code distlock-test}).
+ * A store may complete its stages on any thread, typically its client's I/O thread: the engine never blocks in a
+ * continuation of a store's stage (it only hands the result to the waiting caller, or sends the {@link #cancel}
+ * chained above, which therefore runs on that thread too). In return a store never blocks the calling thread on the
+ * network; a store over a blocking client runs its calls on a bounded pool ({@link BlockingCalls}).
+ *
+ * <h2>Tokens, and what a released name leaves behind</h2>
+ * Fencing tokens rise strictly per name, across releases, restarts and force releases, while a released name should
+ * leave nothing behind in the store. A store must therefore choose: tokens from the store's clock in µs (kept above
+ * the last token while the name exists: {@link StoreTraits.TokenSource#CLOCK}), or a counter that survives the name
+ * (a sequence, the store's revision: {@link StoreTraits.TokenSource#COUNTER}), or rows kept per name and swept later.
+ * A {@link StoreTraits.TokenSource#CLOCK CLOCK} store has one more duty, the <b>fencing floor on release</b>: the
+ * engine may have passed the lease on by local hand-off with tokens above the one the store issued, so on
+ * {@link #release} the store takes {@link Lease#fencingToken()} as the floor of the name's next token.
+ *
+ * <h2>Waiters and fairness</h2>
+ * The engine queues this JVM's threads itself, and asks the store for one request per name at a time (several for
+ * shared modes). Across JVMs, arrival order is the store's: a store that keeps a server-ordered line (ZooKeeper, etcd)
+ * or a waiter list (Redis) serves waiters in arrival order, and {@link dev.distlock.LockType#FAIR} is as fair as that
+ * line; a store that polls (JDBC) serves whoever tries first after a release, so FAIR means only the local order
+ * there. The engine never hands a FAIR lock on locally.
+ * <p>
+ * Implementations are thread-safe. Every store passes the same contract test suite ({@code LockStoreContractTests}
+ * in module {@code distlock-test}); CONTRIBUTING's "Adding a lock store" walks through writing one.
  */
 public interface LockStore extends AutoCloseable {
+
+    /**
+     * @return what kind of store this is; read once when the engine is built, so it must not change
+     */
+    StoreTraits traits();
 
     /**
      * Starts background work (e.g. a subscription to release notifications). Must not fail when the store cannot
@@ -33,23 +61,25 @@ public interface LockStore extends AutoCloseable {
     void start(StoreEvents events);
 
     /**
-     * One attempt to take the lock. Atomic with ownership (the request's owner token), lease and fencing token.
-     * Repeating an attempt for the same request is safe: when it already holds the lock it gets the same fencing
-     * token again.
+     * One attempt to take the lock, in the request's {@link LockRequest#mode() mode}. Atomic with ownership (the
+     * request's owner token), lease and fencing token. Repeating an attempt for the same request is safe: when it
+     * already holds the lock it gets the same fencing token again (and its lease anew).
      *
      * @param request the request
-     * @param remainingWaitMillis how much longer the caller will wait; 0 for a last (or only) attempt. A store may
-     *        record a waiting caller so that a release hands the lock to it
-     * @param retry false on the request's first attempt, true after a {@link Attempt#busy busy} answer
-     * @return granted with a fencing token, or busy
+     * @param waiting whether the caller queues (tries again after a busy answer, up to a remaining time) or makes
+     *        its last try; a store that queues waiters records a {@link Waiting.Queue} caller and leaves nothing
+     *        behind for a {@link Waiting.LastTry}
+     * @return {@link Attempt.Granted} with a fencing token above every token issued for the name before, or
+     *         {@link Attempt.Busy} with when trying again makes sense
      */
-    CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry);
+    CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting);
 
     /**
-     * Undoes whatever the request holds or registered: its waiter registration, a reservation for it, or the lock
-     * itself when an attempt granted it but the caller never learned so (its answer came late). Called when the
-     * request stops waiting (timeout, interrupt) and after an attempt whose answer the caller did not take. Sent
-     * after everything sent before for the same request. Best effort: the engine logs a failure and goes on.
+     * Undoes whatever the request holds or registered: its waiter's entry, a hand-over to it, or the lock itself
+     * when an attempt granted it but the caller never learned so (its answer came late). Called when the request
+     * stops waiting (timeout, interrupt) and after an attempt whose answer the caller did not take. Sent after
+     * everything sent before for the same request. Best effort: the engine logs a failure and goes on (a
+     * {@link StoreTraits.LeaseKind#SESSION SESSION} store must see it through itself).
      *
      * @param request the request
      * @return completes when the store answered
@@ -57,7 +87,10 @@ public interface LockStore extends AutoCloseable {
     CompletionStage<Void> cancel(LockRequest request);
 
     /**
-     * Releases a lease, only if it is still the owner, and hands the lock to the next waiter if the store does so.
+     * Releases a lease, only if it is still the owner, and lets the next waiter in (and tells
+     * {@link StoreEvents#released}, or hands the lock over where the store {@link HandsOver}s). A
+     * {@link StoreTraits.TokenSource#CLOCK CLOCK} store takes {@link Lease#fencingToken()} as the floor of the
+     * name's next token (see the class comment).
      *
      * @param lease the lease
      * @return {@link ReleaseResult#RELEASED}, or {@link ReleaseResult#EXPIRED} when the lease had already ended
@@ -67,7 +100,7 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * Force release, an operator's action ({@code DELETE /actuator/distlock/{name}}): ends the lease of whoever
-     * holds the name, on any instance, owner unchecked, and hands the lock to the next waiter as a release does.
+     * holds the name, on any instance, owner unchecked, and lets the next waiter in as a release does.
      * The next holder's fencing token must be above every token issued for the name before, so the old holder's
      * fenced writes are refused; the old holder learns of the loss at its next renewal, or sooner where the store
      * watches its holders. Queued waiters keep their places.
@@ -80,7 +113,7 @@ public interface LockStore extends AutoCloseable {
     /**
      * Renews watchdog leases by their request's lease time, each only if it is still the owner. The engine passes
      * at most {@code RENEWAL_BATCH} leases of distinct requests per call; a store sends them in as few round trips
-     * as it can.
+     * as it can. Never called on a {@link StoreTraits.LeaseKind#SESSION SESSION} store.
      *
      * @param leases the leases to renew
      * @return exactly one result per lease, in the order of {@code leases}: renewed, lost (gone or taken), or error
@@ -93,56 +126,6 @@ public interface LockStore extends AutoCloseable {
      *         does not answer in time as down
      */
     CompletionStage<StoreHealth> health();
-
-    /**
-     * @return how much longer than {@code distlock.command-timeout} an answer may take by design, e.g. an attempt
-     *         that also waits for replicas to acknowledge the write, for up to its own timeout
-     */
-    default Duration answerAllowance() {
-        return Duration.ZERO;
-    }
-
-    /**
-     * A store whose leases do not expire must also see its releases and cancels through: the engine tries each once,
-     * and a lock entry left behind would block the lock for as long as the session lasts (the ZooKeeper store
-     * deletes with Curator's guaranteed deletes, the etcd store sends a delete again until etcd confirms it).
-     *
-     * @return false when a lease lasts as long as the store's session rather than a lease time (ZooKeeper, etcd's
-     *         shared leases): the engine then renews nothing and the store reports loss through
-     *         {@link StoreEvents#leaseLost}
-     */
-    default boolean leasesExpire() {
-        return true;
-    }
-
-    /**
-     * @return true when every fencing token this store issues is at least its clock in microseconds (and above
-     *         every earlier token): the engine may then hand a held lock to another thread of the JVM with the next
-     *         token without asking the store, since a token the store issues later is higher anyway
-     */
-    default boolean tokensFollowClock() {
-        return false;
-    }
-
-    /**
-     * Permits: a request with {@link LockRequest#permits()} above 1 holds the name together with at most that many
-     * holders less one. Such a store grants it while fewer hold the name and no earlier waiter of the name is served
-     * first (arrival order, where the store queues waiters); releases, renews and cancels it per owner token like a
-     * lock; issues tokens that increase per name in grant order across all the holders; and fails an attempt with
-     * {@link dev.distlock.LockException} naming both numbers when the name is held or awaited with another number
-     * of permits (1 for a lock). The engine refuses permits on a store without them.
-     * <p>
-     * Grant order is the store's: the order in which it gives the name to requests (on Redis when it reserves a
-     * freed permit for a waiter, or grants an attempt; on ZooKeeper and etcd the order of the requests' places in
-     * line). Two waiters let in by one release may return from their attempts in either order; what every store
-     * keeps, and the contract suite checks, is that a request made after a grant was returned gets a higher token
-     * than that grant: a token is issued after its request is made.
-     *
-     * @return whether the store takes requests with several permits
-     */
-    default boolean supportsPermits() {
-        return false;
-    }
 
     /**
      * A cheap local check, made by {@link dev.distlock.LockHandle#isHeld()}; never a network call.

@@ -5,6 +5,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a {@link LockStore} tells the engine as it happens, so that waiting threads wake up at once instead of on
  * their next re-check.
+ * <p>
+ * Notifications are an optimisation, never a duty: a waiter that hears nothing tries again after the
+ * {@link Attempt.Busy#retryAfter() retry-after} of its last busy answer, and at most 500 ms after it (a
+ * notification may be lost while the store reconnects). A store without notifications is correct, only slower to
+ * hand a freed lock on. Events may come on any thread, including the store's I/O thread: the engine only wakes threads
+ * and never blocks in them.
  */
 public interface StoreEvents {
 
@@ -15,7 +21,7 @@ public interface StoreEvents {
     StoreEvents NONE = new StoreEvents() {
 
         @Override
-        public void released(String name, @Nullable String handedTo, long handOverMillis) {
+        public void released(String name, @Nullable String next) {
         }
 
         @Override
@@ -24,37 +30,14 @@ public interface StoreEvents {
     };
 
     /**
-     * A lock was released somewhere (on any node).
+     * A lock was released somewhere (on any node), or a place in its line freed: its waiters on this JVM try again
+     * now.
      *
      * @param name the lock name
-     * @param handedTo the owner token of the waiter the store handed the lock to, or {@code null} when it is
-     *        simply free: that waiter should try at once, the others after the store hand-over's window
-     * @param handOverMillis how long the store keeps the lock for {@code handedTo}
+     * @param next the owner token of the waiter whose turn it is in the store's line (it tries at once, the others
+     *        of the name a moment later), or {@code null} when every waiter of the name should try now
      */
-    void released(String name, @Nullable String handedTo, long handOverMillis);
-
-    /**
-     * A store hand-over: a release handed the lock to a waiter and already issued its fencing token. The lock is that
-     * waiter's alone for {@code handOverMillis} from the hand-over, and its next attempt is granted with exactly this
-     * token (and the full lease). So the waiter may start at once, while that attempt confirms it; the engine does so
-     * only when it can bound the hand-over's start by one of its own refused attempts (see
-     * {@link Attempt#refusedAtToken()}), comparing the store's clock at the refusal with {@code handedAtMicros}.
-     * Like {@link #released}, it wakes the other waiters of the name after the window. A store that tells this
-     * releases and cancels a hand-over by its waiter's owner token as it does a lock, since the waiter may release
-     * before its confirmation ran (a confirmation that then comes too late is refused, or undone). By default it is
-     * told as {@link #released}.
-     *
-     * @param name the lock name
-     * @param handedTo the owner token of the waiter the lock was handed to
-     * @param fencingToken that waiter's fencing token
-     * @param handedAtMicros the store's clock at the hand-over, in µs: the token may be ahead of it (it is above the
-     *        previous holder's, which another master may have issued)
-     * @param handOverMillis how long the hand-over lasts unless that waiter confirms it
-     */
-    default void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
-            long handOverMillis) {
-        released(name, handedTo, handOverMillis);
-    }
+    void released(String name, @Nullable String next);
 
     /**
      * The store knows that a lease it granted is gone (e.g. the session that held it ended).

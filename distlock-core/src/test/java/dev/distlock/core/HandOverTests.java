@@ -1,7 +1,9 @@
 package dev.distlock.core;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,7 +18,7 @@ import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.HandOverEvents;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +40,7 @@ class HandOverTests {
 
     private final InMemoryLockStore store = InMemoryLockStore.withClockTokens();
 
-    private final AtomicReference<StoreEvents> events = new AtomicReference<>();
+    private final AtomicReference<HandOverEvents> events = new AtomicReference<>();
 
     private final AtomicReference<String> waiterToken = new AtomicReference<>();
 
@@ -82,24 +84,24 @@ class HandOverTests {
         holder.start();
         waiter = new StoreLockService(new ForwardingLockStore(store.connect()) {
             @Override
-            public void start(StoreEvents told) {
+            public void startHandOvers(HandOverEvents told) {
                 events.set(told);
-                super.start(told);
+                super.startHandOvers(told);
             }
 
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-                if (confirmationsHang && retry && remainingWaitMillis == 0) {
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                if (confirmationsHang && refusals.get() > 0 && waiting instanceof Waiting.LastTry) { // a confirmation
                     return new CompletableFuture<>();
                 }
-                return super.attempt(request, remainingWaitMillis, retry).thenApply(attempt -> {
-                    if (attempt.isAcquired()) {
+                return super.attempt(request, waiting).thenApply(attempt -> {
+                    if ((attempt instanceof Attempt.Granted)) {
                         return attempt;
                     }
                     waiterToken.set(request.ownerToken());
                     refusedAtNanos = System.nanoTime();
                     refusals.incrementAndGet();
-                    return Attempt.busy(attempt.retryAfterMillis(), REFUSED_AT);
+                    return new Attempt.Busy(((Attempt.Busy) attempt).retryAfter(), OptionalLong.of(REFUSED_AT));
                 });
             }
         }, config, new LockListener() {
@@ -126,7 +128,7 @@ class HandOverTests {
 
         // Issued a whole window before the refusal: it ended before the waiter was refused.
         events.get().handedOver("item", waiterToken.get(), REFUSED_AT - WINDOW_MILLIS * 1000,
-                REFUSED_AT - WINDOW_MILLIS * 1000, WINDOW_MILLIS);
+                REFUSED_AT - WINDOW_MILLIS * 1000, Duration.ofMillis(WINDOW_MILLIS));
         await("asked the store instead").pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5))
                 .until(() -> refusals.get() == 2);
         assertThat(waiting).isNotDone();
@@ -149,7 +151,7 @@ class HandOverTests {
         Future<LockHandle> waiting = waiterRefusedOnce();
 
         long handedAt = System.nanoTime();
-        events.get().handedOver("item", waiterToken.get(), storeClockNow(), storeClockNow(), WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), storeClockNow(), storeClockNow(), Duration.ofMillis(WINDOW_MILLIS));
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         await("counted on no longer than the hand-over").atMost(Duration.ofSeconds(5)).until(() -> !handed.isHeld());
         await("reported lost by the deadline guard").atMost(Duration.ofSeconds(5)).until(() -> lost.get() == 1);
@@ -167,7 +169,7 @@ class HandOverTests {
         Future<LockHandle> waiting = waiterRefusedOnce();
 
         // Issued after the refusal, but the holder still holds the lock: the confirmation is refused.
-        events.get().handedOver("item", waiterToken.get(), storeClockNow(), storeClockNow(), WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), storeClockNow(), storeClockNow(), Duration.ofMillis(WINDOW_MILLIS));
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         assertThat(handed.fencingToken()).as("the hand-over's token").isGreaterThan(REFUSED_AT);
         await("lost once the store refused the confirmation").atMost(Duration.ofSeconds(5))
@@ -192,7 +194,7 @@ class HandOverTests {
 
         long tokenAheadOfTheClock = REFUSED_AT + 10_000_000; // 10 s
         long handedAt = System.nanoTime();
-        events.get().handedOver("item", waiterToken.get(), tokenAheadOfTheClock, storeClockNow(), WINDOW_MILLIS);
+        events.get().handedOver("item", waiterToken.get(), tokenAheadOfTheClock, storeClockNow(), Duration.ofMillis(WINDOW_MILLIS));
         LockHandle handed = waiting.get(5, TimeUnit.SECONDS);
         assertThat(handed.fencingToken()).isEqualTo(tokenAheadOfTheClock);
         await("counted on no longer than the store's window").atMost(Duration.ofSeconds(5))

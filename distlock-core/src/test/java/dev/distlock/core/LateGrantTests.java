@@ -19,6 +19,7 @@ import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
+import dev.distlock.spi.Waiting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,9 +56,9 @@ class LateGrantTests {
     private LockStore firstGrantLate(AtomicBoolean delayed) {
         return new ForwardingLockStore(memory.connect()) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-                return super.attempt(request, remainingWaitMillis, retry).thenCompose(attempt -> {
-                    if (!attempt.isAcquired() || !delayed.compareAndSet(false, true)) {
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                return super.attempt(request, waiting).thenCompose(attempt -> {
+                    if (!(attempt instanceof Attempt.Granted) || !delayed.compareAndSet(false, true)) {
                         return CompletableFuture.completedFuture(attempt);
                     }
                     // The fault: the answer spends longer on the way back than the lease lasts.

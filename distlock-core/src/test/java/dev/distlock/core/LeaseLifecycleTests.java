@@ -15,6 +15,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.listener.LockListener;
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.spi.ForwardingLockStore;
+import dev.distlock.spi.StoreTraits;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
@@ -112,8 +113,8 @@ class LeaseLifecycleTests {
         InMemoryLockStore memory = new InMemoryLockStore();
         LockStore cutOff = new ForwardingLockStore(memory.connect()) {
             @Override
-            public boolean leasesExpire() {
-                return false;
+            public StoreTraits traits() {
+                return StoreTraits.of(StoreTraits.LeaseKind.SESSION, StoreTraits.TokenSource.COUNTER);
             }
 
             @Override

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,9 +45,9 @@ class LocalHandOffTests {
     private StoreLockService node(InMemoryLockStore store, int maxCount) {
         ForwardingLockStore counting = new ForwardingLockStore(store.connect()) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
                 attempts.incrementAndGet();
-                return super.attempt(request, remainingWaitMillis, retry);
+                return super.attempt(request, waiting);
             }
         };
         StoreLockService service = new StoreLockService(counting, LockConfig.defaults()

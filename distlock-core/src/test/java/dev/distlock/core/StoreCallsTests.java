@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.spi.Waiting;
 import java.util.concurrent.CompletionStage;
 
 import dev.distlock.LockException;
@@ -24,7 +25,7 @@ class StoreCallsTests {
     private static StoreLockService serviceOn(RuntimeException thrown) {
         LockStore throwing = new ForwardingLockStore(new InMemoryLockStore().connect()) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
                 throw thrown;
             }
 

@@ -1,5 +1,6 @@
 package dev.distlock.memory;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -43,15 +44,15 @@ class InMemoryLockStoreTests {
     @Test
     void aRepeatedAttemptOfAHolderGetsItsOwnTokenAgain() {
         LockRequest writer = request("w", LockType.WRITE);
-        long token = store.attempt(writer, 0, false).toCompletableFuture().join().fencingToken();
-        assertThat(store.attempt(writer, 0, true).toCompletableFuture().join().fencingToken()).isEqualTo(token);
+        long token = ((Attempt.Granted) store.attempt(writer, Waiting.LAST_TRY).toCompletableFuture().join()).fencingToken();
+        assertThat(((Attempt.Granted) store.attempt(writer, Waiting.LAST_TRY).toCompletableFuture().join()).fencingToken()).isEqualTo(token);
         store.release(lease(writer, token)).toCompletableFuture().join();
 
         LockRequest reader = request("r", LockType.READ);
-        long readToken = store.attempt(reader, 0, false).toCompletableFuture().join().fencingToken();
-        Attempt again = store.attempt(reader, 0, true).toCompletableFuture().join();
-        assertThat(again.isAcquired()).isTrue();
-        assertThat(again.fencingToken()).isEqualTo(readToken).isGreaterThan(token);
+        long readToken = ((Attempt.Granted) store.attempt(reader, Waiting.LAST_TRY).toCompletableFuture().join()).fencingToken();
+        Attempt again = store.attempt(reader, Waiting.LAST_TRY).toCompletableFuture().join();
+        assertThat(again).isInstanceOf(Attempt.Granted.class);
+        assertThat(((Attempt.Granted) again).fencingToken()).isEqualTo(readToken).isGreaterThan(token);
     }
 
     @Test
@@ -63,11 +64,11 @@ class InMemoryLockStoreTests {
         one.start(first);
         two.start(second);
         LockRequest request = request("a", LockType.REENTRANT);
-        one.release(lease(request, one.attempt(request, 0, false).toCompletableFuture().join().fencingToken()));
+        one.release(lease(request, ((Attempt.Granted) one.attempt(request, Waiting.LAST_TRY).toCompletableFuture().join()).fencingToken()));
         assertThat(first.released).containsExactly("doc");
         assertThat(second.released).containsExactly("doc");
 
-        long held = one.attempt(request, 0, false).toCompletableFuture().join().fencingToken();
+        long held = ((Attempt.Granted) one.attempt(request, Waiting.LAST_TRY).toCompletableFuture().join()).fencingToken();
         one.close();
         assertThat(store.isLocked("doc")).as("closing a connection releases nothing").isTrue();
         two.release(lease(request, held)).toCompletableFuture().join();
@@ -81,7 +82,7 @@ class InMemoryLockStoreTests {
         final List<String> released = new CopyOnWriteArrayList<>();
 
         @Override
-        public void released(String name, @Nullable String handedTo, long handOverMillis) {
+        public void released(String name, @Nullable String next) {
             released.add(name);
         }
 

@@ -1,5 +1,6 @@
 package dev.distlock.quorum;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -74,10 +75,10 @@ class QuorumLockStoreTests {
     void aMinorityDownStillGrantsAndStillExcludes() throws Exception {
         QuorumLockStore store = quorumOf(a, b, c);
         c.makeUnavailable();
-        Attempt first = answer(store.attempt(request("stock:1", "one"), 0, false));
-        Attempt second = answer(store.attempt(request("stock:1", "two"), 0, false));
-        assertThat(first.isAcquired()).isTrue();
-        assertThat(second.isAcquired()).isFalse();
+        Attempt first = answer(store.attempt(request("stock:1", "one"), Waiting.LAST_TRY));
+        Attempt second = answer(store.attempt(request("stock:1", "two"), Waiting.LAST_TRY));
+        assertThat(first).isInstanceOf(Attempt.Granted.class);
+        assertThat(second).isInstanceOf(Attempt.Busy.class);
         assertThat(a.isLocked("stock:1")).isTrue();
         assertThat(b.isLocked("stock:1")).isTrue();
     }
@@ -87,7 +88,7 @@ class QuorumLockStoreTests {
         QuorumLockStore store = quorumOf(a, b, c);
         b.makeUnavailable();
         c.makeUnavailable();
-        assertThat(store.attempt(request("stock:2", "one"), 0, false).toCompletableFuture())
+        assertThat(store.attempt(request("stock:2", "one"), Waiting.LAST_TRY).toCompletableFuture())
                 .failsWithin(ANSWER_BOUND).withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(LockUnavailableException.class).withMessageContaining("Only 1 of 3 nodes");
         // The grant of the one node that answered is undone: nothing stays locked without a majority.
@@ -100,11 +101,11 @@ class QuorumLockStoreTests {
         LockStore silentC = silent(c);
         QuorumLockStore store = quorumOf(a, silentB, silentC);
         long started = System.nanoTime();
-        assertThat(store.attempt(request("stock:3", "one"), 0, false).toCompletableFuture())
+        assertThat(store.attempt(request("stock:3", "one"), Waiting.LAST_TRY).toCompletableFuture())
                 .failsWithin(ANSWER_BOUND).withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(LockUnavailableException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - started))
-                .isLessThan(COMMAND_TIMEOUT.plus(store.answerAllowance()).plusMillis(500));
+                .isLessThan(COMMAND_TIMEOUT.plus(store.traits().answerAllowance()).plusMillis(500));
     }
 
     @Test
@@ -112,32 +113,32 @@ class QuorumLockStoreTests {
         QuorumLockStore store = quorumOf(a, b, c);
         LockRequest onA = request("stock:4", "holder-a");
         LockRequest onB = request("stock:4", "holder-b");
-        assertThat(answer(a.attempt(onA, 0, false)).isAcquired()).isTrue();
-        assertThat(answer(b.attempt(onB, 0, false)).isAcquired()).isTrue();
+        assertThat((answer(a.attempt(onA, Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
+        assertThat((answer(b.attempt(onB, Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
 
-        Attempt split = answer(store.attempt(request("stock:4", "third"), 0, false));
-        assertThat(split.isAcquired()).isFalse();
-        assertThat(split.retryAfterMillis()).isBetween(20L, 120L);
+        Attempt split = answer(store.attempt(request("stock:4", "third"), Waiting.LAST_TRY));
+        assertThat(split).isInstanceOf(Attempt.Busy.class);
+        assertThat(((Attempt.Busy) split).retryAfter().toMillis()).isBetween(20L, 120L);
         await().atMost(ANSWER_BOUND).until(() -> !c.isLocked("stock:4")); // C's grant undone
 
         answer(b.cancel(onB));
-        assertThat(answer(store.attempt(request("stock:4", "third"), 0, false)).isAcquired()).isTrue();
+        assertThat((answer(store.attempt(request("stock:4", "third"), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
     }
 
     @Test
     void aGrantThatComesAfterTheVoteIsUndoneAfterIt() throws Exception {
         LockStore lateC = new ForwardingLockStore(c) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-                return releaseLateAttempts.thenCompose(go -> super.attempt(request, remainingWaitMillis, retry));
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                return releaseLateAttempts.thenCompose(go -> super.attempt(request, waiting));
             }
         };
         QuorumLockStore store = quorumOf(a, b, lateC);
-        assertThat(answer(a.attempt(request("stock:5", "holder-a"), 0, false)).isAcquired()).isTrue();
-        assertThat(answer(b.attempt(request("stock:5", "holder-b"), 0, false)).isAcquired()).isTrue();
+        assertThat((answer(a.attempt(request("stock:5", "holder-a"), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
+        assertThat((answer(b.attempt(request("stock:5", "holder-b"), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
 
         // Two nodes said no: the vote is decided before C answers.
-        assertThat(answer(store.attempt(request("stock:5", "third"), 0, false)).isAcquired()).isFalse();
+        assertThat((answer(store.attempt(request("stock:5", "third"), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isFalse();
         releaseLateAttempts.complete(null);
         // C grants now, and the undo that was chained to C's answer frees it.
         await().atMost(ANSWER_BOUND).until(() -> !c.isLocked("stock:5"));
@@ -148,11 +149,11 @@ class QuorumLockStoreTests {
         // C first: in-memory nodes answer at once, in order, so C's yes is counted before the others' no.
         QuorumLockStore store = quorumOf(c, a, b);
         // A grant left on one node (a late grant whose undo has not come yet): no lock of the quorum.
-        assertThat(answer(c.attempt(request("stock:8", "straggler"), 0, false)).isAcquired()).isTrue();
+        assertThat((answer(c.attempt(request("stock:8", "straggler"), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
         assertThat(answer(store.forceRelease("stock:8"))).as("a lock held on one node of three").isFalse();
         assertThat(c.isLocked("stock:8")).as("cleared all the same").isFalse();
 
-        assertThat(answer(store.attempt(request("stock:8", "holder"), 0, false)).isAcquired()).isTrue();
+        assertThat((answer(store.attempt(request("stock:8", "holder"), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
         a.makeUnavailable();
         assertThat(answer(store.forceRelease("stock:8"))).as("held, one node of three down").isTrue();
         assertThat(b.isLocked("stock:8") || c.isLocked("stock:8")).isFalse();
@@ -165,10 +166,10 @@ class QuorumLockStoreTests {
         for (InMemoryLockStore down : List.of(a, b, c, a, b, c)) {
             down.makeUnavailable();
             LockRequest request = request("stock:6", "owner-" + previous);
-            Attempt granted = answer(store.attempt(request, 0, false));
-            assertThat(granted.isAcquired()).isTrue();
-            assertThat(granted.fencingToken()).isGreaterThan(previous);
-            previous = granted.fencingToken();
+            Attempt granted = answer(store.attempt(request, Waiting.LAST_TRY));
+            assertThat(granted).isInstanceOf(Attempt.Granted.class);
+            assertThat(((Attempt.Granted) granted).fencingToken()).isGreaterThan(previous);
+            previous = ((Attempt.Granted) granted).fencingToken();
             assertThat(answer(store.release(new Granted(request, previous)))).isEqualTo(ReleaseResult.RELEASED);
             down.makeAvailable();
         }
@@ -179,51 +180,51 @@ class QuorumLockStoreTests {
         // C's tokens run ahead of A's and B's, as independent nodes' tokens do.
         for (int i = 0; i < 5; i++) {
             LockRequest earlier = request("stock:7", "earlier-" + i);
-            assertThat(answer(c.attempt(earlier, 0, false)).isAcquired()).isTrue();
+            assertThat((answer(c.attempt(earlier, Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
             answer(c.cancel(earlier));
         }
         AtomicReference<CompletableFuture<@Nullable Void>> gateA = new AtomicReference<>(
                 CompletableFuture.completedFuture(null));
         LockStore lateA = new ForwardingLockStore(a) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-                return gateA.get().thenCompose(go -> super.attempt(request, remainingWaitMillis, retry));
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                return gateA.get().thenCompose(go -> super.attempt(request, waiting));
             }
         };
         LockStore lateC = new ForwardingLockStore(c) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-                return releaseLateAttempts.thenCompose(go -> super.attempt(request, remainingWaitMillis, retry));
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                return releaseLateAttempts.thenCompose(go -> super.attempt(request, waiting));
             }
         };
         QuorumLockStore store = quorumOf(lateA, b, lateC);
         LockRequest request = request("stock:7", "holder");
         // First A and B decide (C is late); asked again, B and C decide (A is late): their highest tokens differ.
-        Attempt first = answer(store.attempt(request, 0, false));
+        Attempt first = answer(store.attempt(request, Waiting.LAST_TRY));
         releaseLateAttempts.complete(null);
         await().atMost(ANSWER_BOUND).until(() -> c.isLocked("stock:7"));
         gateA.set(new CompletableFuture<>());
         Attempt again;
         try {
-            again = answer(store.attempt(request, 0, true));
+            again = answer(store.attempt(request, Waiting.LAST_TRY));
         }
         finally {
             gateA.get().complete(null);
         }
-        assertThat(first.isAcquired()).isTrue();
-        assertThat(again.isAcquired()).isTrue();
-        assertThat(again.fencingToken()).as("the same holder's token").isEqualTo(first.fencingToken());
+        assertThat(first).isInstanceOf(Attempt.Granted.class);
+        assertThat(again).isInstanceOf(Attempt.Granted.class);
+        assertThat(((Attempt.Granted) again).fencingToken()).as("the same holder's token").isEqualTo(((Attempt.Granted) first).fencingToken());
         // Released, the next grant carries the nodes' new tokens.
-        assertThat(answer(store.release(new Granted(request, first.fencingToken()))))
+        assertThat(answer(store.release(new Granted(request, ((Attempt.Granted) first).fencingToken()))))
                 .isEqualTo(ReleaseResult.RELEASED);
-        assertThat(answer(store.attempt(request("stock:7", "next"), 0, false)).fencingToken())
-                .isGreaterThan(first.fencingToken());
+        assertThat(((Attempt.Granted) answer(store.attempt(request("stock:7", "next"), Waiting.LAST_TRY))).fencingToken())
+                .isGreaterThan(((Attempt.Granted) first).fencingToken());
     }
 
     private static LockStore silent(LockStore node) {
         return new ForwardingLockStore(node) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
                 return new CompletableFuture<>(); // frozen: never answers
             }
         };

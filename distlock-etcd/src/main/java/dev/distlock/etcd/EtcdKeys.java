@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 import org.jspecify.annotations.Nullable;
@@ -45,7 +46,8 @@ final class EtcdKeys {
 
         /** @return the kind of the request's key */
         static Kind of(LockRequest request) {
-            return request.permitted() ? PERMIT : request.shared() ? READER : WRITER;
+            LockMode mode = request.mode();
+            return mode instanceof LockMode.Permits ? PERMIT : mode instanceof LockMode.Shared ? READER : WRITER;
         }
     }
 
@@ -92,11 +94,11 @@ final class EtcdKeys {
      */
     KeyRange line(LockRequest request) {
         String lockPath = lockPath(request.name());
-        if (request.permitted()) {
+        if (request.mode() instanceof LockMode.Permits) {
             String own = lockPath + segment(request);
             return new KeyRange(bytes(own + "/"), bytes(own + "0"));
         }
-        String first = request.shared() ? Kind.WRITER.segment : Kind.READER.segment;
+        String first = (request.mode() instanceof LockMode.Shared) ? Kind.WRITER.segment : Kind.READER.segment;
         return new KeyRange(bytes(lockPath + first + "/"), bytes(lockPath + Kind.WRITER.segment + "0"));
     }
 

@@ -1,5 +1,6 @@
 package dev.distlock.etcd;
 
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -22,6 +24,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -62,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * released, so a late or repeated release never deletes a newer key (etcd #22082).</li>
  * <li>Watchdog requests put their keys on a lease the store shares among them and keeps alive itself
  * ({@link SessionLeases}): nothing is renewed per lock, and the engine renews nothing
- * ({@link #leasesExpire()} is false). A lost shared lease makes {@link #isHeld} false no later than etcd can have
+ * ({@link StoreTraits.LeaseKind#SESSION}). A lost shared lease makes {@link #isHeld} false no later than etcd can have
  * expired it, and is reported. A fixed lease gets an etcd lease of its own, of the lease time rounded up to whole
  * seconds (etcd's TTLs are whole seconds, and etcd raises a TTL below its minimum, about 2 s, to that minimum); the
  * engine ends the lock at its own deadline and deletes the key then.</li>
@@ -76,6 +80,8 @@ public class EtcdLockStore implements LockStore {
 
     /** A waiter watches its predecessor; this only bounds the engine's fallback re-check. */
     private static final long RECHECK_MILLIS = 500;
+
+    private static final Duration RECHECK = Duration.ofMillis(RECHECK_MILLIS);
 
     /** Rounds of one attempt (a key deleted behind its back meanwhile) before it answers busy. */
     private static final int MAX_ROUNDS = 8;
@@ -178,7 +184,7 @@ public class EtcdLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         LockKey known = registry.byOwner(request.ownerToken());
         if (known != null && !known.leaseValid()) {
             forget(known); // its shared lease was lost: etcd deleted (or will delete) the key
@@ -186,7 +192,7 @@ public class EtcdLockStore implements LockStore {
         }
         // A failed attempt leaves its key in line; the engine's cancel, chained after it, deletes it. An attempt
         // refused for its permits deletes its key itself: the engine chains no cancel after a refusal.
-        return attempt(request, remainingWaitMillis, known, 0)
+        return attempt(request, waiting, known, 0)
                 .exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
     }
 
@@ -195,20 +201,20 @@ public class EtcdLockStore implements LockStore {
         return EtcdErrors.explain(error, config, ownsClient);
     }
 
-    private CompletableFuture<Attempt> attempt(LockRequest request, long remainingWaitMillis,
+    private CompletableFuture<Attempt> attempt(LockRequest request, Waiting waiting,
             @Nullable LockKey known, int round) {
         if (round == MAX_ROUNDS) {
-            return CompletableFuture.completedFuture(Attempt.busy(1));
+            return CompletableFuture.completedFuture(Attempt.busy(Duration.ofMillis(1)));
         }
         CompletableFuture<Position> position = (known == null || known.createRevision == 0) ? queue(request)
                 : recheck(known);
         return position.thenCompose(seen -> switch (seen.standing()) {
             case GONE -> { // deleted behind our back (lease ran out, an operator): queue again
                 forget(seen.key());
-                yield attempt(request, remainingWaitMillis, null, round + 1);
+                yield attempt(request, waiting, null, round + 1);
             }
             case GRANTED -> CompletableFuture.completedFuture(grant(seen.key()));
-            case WAITING -> waitFor(request, remainingWaitMillis, seen);
+            case WAITING -> waitFor(request, waiting, seen);
             case OTHER_PERMITS -> cancel(request).toCompletableFuture() // the engine cancels no refused attempt
                     .thenCompose(left -> CompletableFuture.failedFuture(request.permitsMismatch(seen.heldWith())));
         });
@@ -280,7 +286,7 @@ public class EtcdLockStore implements LockStore {
         reads.add(Op.get(keys.lockPrefix(request.name()), aheadOf(oldestFirst().isPrefix(true), createRevision)
                 .withLimit(1).build()));
         EtcdKeys.KeyRange line = keys.line(request);
-        if (request.permitted()) {
+        if (request.mode() instanceof LockMode.Permits) {
             reads.add(Op.get(line.from(), aheadOf(oldestFirst().withRange(line.to()), createRevision)
                     .withLimit(request.permits()).build()));
         }
@@ -317,7 +323,7 @@ public class EtcdLockStore implements LockStore {
             }
         }
         List<KeyValue> line = reads.get(1).getKvs();
-        if (request.permitted()) {
+        if (request.mode() instanceof LockMode.Permits) {
             long ahead = line.stream().filter(kv -> kv.getCreateRevision() < createRevision).count();
             // A permit waits for the name as a whole: any key ahead leaving may let it in.
             return ahead < request.permits() ? Position.granted(key, revision)
@@ -356,13 +362,13 @@ public class EtcdLockStore implements LockStore {
         });
     }
 
-    private CompletableFuture<Attempt> waitFor(LockRequest request, long remainingWaitMillis, Position position) {
-        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
+    private CompletableFuture<Attempt> waitFor(LockRequest request, Waiting waiting, Position position) {
+        if (waiting instanceof Waiting.LastTry) { // a last (or only) attempt: leave the line now
+            return cancel(request).thenApply(left -> Attempt.busy(RECHECK)).toCompletableFuture();
         }
         ByteSequence awaited = Objects.requireNonNull(position.awaited(), "what a waiting position waits for");
         registry.waitFor(position.key(), awaited, position.revision());
-        return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
+        return CompletableFuture.completedFuture(busyFor(waiting));
     }
 
     private Attempt grant(LockKey key) {
@@ -372,7 +378,7 @@ public class EtcdLockStore implements LockStore {
         }
         registry.stopWaiting(key);
         key.held = true;
-        return Attempt.acquired(key.createRevision);
+        return Attempt.granted(key.createRevision);
     }
 
     /** Deletes the request's key, waiting or held. Never fails: the key's lease ends it otherwise. */
@@ -462,18 +468,13 @@ public class EtcdLockStore implements LockStore {
     }
 
     /**
-     * @return true: a key of several permits says their number, and holds while fewer keys of its name are older
-     *         (see the class documentation)
+     * Session leases: watchdog keys live on a shared lease that the store keeps alive, nothing is renewed. Counter
+     * tokens: the keys' create revisions. Permits: a key of several permits says their number, and holds while fewer
+     * keys of its name are older (see the class documentation).
      */
     @Override
-    public boolean supportsPermits() {
-        return true;
-    }
-
-    /** @return false: watchdog keys live on a shared lease that the store keeps alive, nothing is renewed */
-    @Override
-    public boolean leasesExpire() {
-        return false;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.SESSION, StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
     @Override
@@ -598,5 +599,10 @@ public class EtcdLockStore implements LockStore {
 
         /** The name is held with another number of permits (its first key's): the request is refused. */
         OTHER_PERMITS
+    }
+
+    /** Busy while the watch waits for the line to move: re-checked after {@link #RECHECK} at most. */
+    private static Attempt busyFor(Waiting waiting) {
+        return Attempt.busy(waiting.remaining().compareTo(RECHECK) < 0 ? waiting.remaining() : RECHECK);
     }
 }

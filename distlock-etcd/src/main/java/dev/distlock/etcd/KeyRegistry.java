@@ -156,7 +156,7 @@ final class KeyRegistry {
 
     private void wakeEveryWaiter() {
         byOwner.values().stream().filter(key -> !key.held)
-                .forEach(key -> events.released(key.request.name(), key.owner(), 0));
+                .forEach(key -> events.released(key.request.name(), key.owner()));
     }
 
     /** A key under the prefix is gone: a lease of ours is lost, or the waiter behind it tries again. */
@@ -178,7 +178,7 @@ final class KeyRegistry {
                 }
             }
             else {
-                events.released(own.request.name(), own.owner(), 0); // its key went: it queues again
+                events.released(own.request.name(), own.owner()); // its key went: it queues again
             }
         }
         wake(waitersOn.remove(key));
@@ -197,7 +197,7 @@ final class KeyRegistry {
         if (waiters != null) {
             for (LockKey waiter : waiters) {
                 waiter.watched = null;
-                events.released(waiter.request.name(), waiter.owner(), 0);
+                events.released(waiter.request.name(), waiter.owner());
             }
         }
     }
@@ -252,7 +252,7 @@ final class KeyRegistry {
         long from = watchingFrom;
         if ((deletedAt != null && deletedAt > readRevision) || (from != 0 && readRevision < from - 1)) {
             stopWaiting(key);
-            events.released(key.request.name(), key.owner(), 0); // gone already, or read before the watch began
+            events.released(key.request.name(), key.owner()); // gone already, or read before the watch began
         }
     }
 
@@ -274,7 +274,7 @@ final class KeyRegistry {
                     events.leaseLost(key.owner());
                 }
                 else {
-                    events.released(key.request.name(), key.owner(), 0);
+                    events.released(key.request.name(), key.owner());
                 }
             }
         }

@@ -1,5 +1,6 @@
 package dev.distlock.etcd;
 
+import dev.distlock.spi.Waiting;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -94,16 +95,16 @@ class EtcdLockStoreTests {
     void aLateReleaseOfAnEarlierHoldDoesNotDeleteTheKeyOfTheSameRequestsNewerHold() {
         try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
             LockRequest request = request("late-release", Duration.ofSeconds(30), true);
-            long first = answer(store.attempt(request, 0, false)).fencingToken();
+            long first = ((Attempt.Granted) answer(store.attempt(request, Waiting.LAST_TRY))).fencingToken();
             assertThat(answer(store.release(new StoreLease(request, first)))).isEqualTo(ReleaseResult.RELEASED);
-            long second = answer(store.attempt(request, 0, false)).fencingToken();
+            long second = ((Attempt.Granted) answer(store.attempt(request, Waiting.LAST_TRY))).fencingToken();
             assertThat(second).isGreaterThan(first);
             // etcd #22082: a release that deletes by key alone, late or retried, deletes the newer hold's key.
             assertThat(answer(store.release(new StoreLease(request, first)))).isEqualTo(ReleaseResult.EXPIRED);
             assertThat(keysOf("late-release")).singleElement()
                     .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(second));
             LockRequest other = request("late-release", Duration.ofSeconds(30), true);
-            assertThat(answer(store.attempt(other, 0, false)).isAcquired()).as("the newer hold still holds").isFalse();
+            assertThat((answer(store.attempt(other, Waiting.LAST_TRY)) instanceof Attempt.Granted)).as("the newer hold still holds").isFalse();
             assertThat(answer(store.release(new StoreLease(request, second)))).isEqualTo(ReleaseResult.RELEASED);
         }
     }
@@ -115,20 +116,20 @@ class EtcdLockStoreTests {
             LockRequest holder = request("wake-one", Duration.ofSeconds(30), true);
             LockRequest next = request("wake-one", Duration.ofSeconds(30), true);
             LockRequest last = request("wake-one", Duration.ofSeconds(30), true);
-            long token = answer(store.attempt(holder, 0, false)).fencingToken();
-            assertThat(answer(store.attempt(next, 30_000, false)).isAcquired()).isFalse();
-            assertThat(answer(store.attempt(last, 30_000, false)).isAcquired()).isFalse();
+            long token = ((Attempt.Granted) answer(store.attempt(holder, Waiting.LAST_TRY))).fencingToken();
+            assertThat((answer(store.attempt(next, Waiting.upTo(Duration.ofMillis(30_000)))) instanceof Attempt.Granted)).isFalse();
+            assertThat((answer(store.attempt(last, Waiting.upTo(Duration.ofMillis(30_000)))) instanceof Attempt.Granted)).isFalse();
 
             answer(store.release(new StoreLease(holder, token)));
             // Only the watch can tell the store: nobody attempts meanwhile.
             await().atMost(Duration.ofSeconds(5)).until(() -> events.woken.contains(next.ownerToken()));
             assertThat(events.woken).as("the waiter behind the next one sleeps on").doesNotContain(last.ownerToken());
 
-            long nextToken = answer(store.attempt(next, 30_000, true)).fencingToken();
+            long nextToken = ((Attempt.Granted) answer(store.attempt(next, Waiting.upTo(Duration.ofMillis(30_000))))).fencingToken();
             assertThat(nextToken).isGreaterThan(token);
             answer(store.release(new StoreLease(next, nextToken)));
             await().atMost(Duration.ofSeconds(5)).until(() -> events.woken.contains(last.ownerToken()));
-            long lastToken = answer(store.attempt(last, 30_000, true)).fencingToken();
+            long lastToken = ((Attempt.Granted) answer(store.attempt(last, Waiting.upTo(Duration.ofMillis(30_000))))).fencingToken();
             assertThat(lastToken).isGreaterThan(nextToken);
             answer(store.release(new StoreLease(last, lastToken)));
         }
@@ -166,8 +167,8 @@ class EtcdLockStoreTests {
         try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
             LockRequest shortLease = request("rounded-short", Duration.ofMillis(300), false);
             LockRequest longer = request("rounded-long", Duration.ofMillis(2500), false);
-            long shortToken = answer(store.attempt(shortLease, 0, false)).fencingToken();
-            long longToken = answer(store.attempt(longer, 0, false)).fencingToken();
+            long shortToken = ((Attempt.Granted) answer(store.attempt(shortLease, Waiting.LAST_TRY))).fencingToken();
+            long longToken = ((Attempt.Granted) answer(store.attempt(longer, Waiting.LAST_TRY))).fencingToken();
             assertThat(grantedTtl("rounded-short")).as("300 ms: 1 s, this cluster's minimum TTL").isEqualTo(1);
             assertThat(grantedTtl("rounded-long")).as("2.5 s: 3 s").isEqualTo(3);
             answer(store.release(new StoreLease(shortLease, shortToken)));
@@ -215,10 +216,10 @@ class EtcdLockStoreTests {
     void closingAStoreRevokesItsSharedLeaseSoItsWaitingKeysGoAtOnce() {
         try (EtcdLockStore holding = startedStore(StoreEvents.NONE)) {
             LockRequest holder = request("closing", Duration.ofSeconds(30), true);
-            long token = answer(holding.attempt(holder, 0, false)).fencingToken();
+            long token = ((Attempt.Granted) answer(holding.attempt(holder, Waiting.LAST_TRY))).fencingToken();
             EtcdLockStore waiting = startedStore(StoreEvents.NONE);
-            assertThat(answer(waiting.attempt(request("closing", Duration.ofSeconds(30), true), 30_000, false))
-                    .isAcquired()).isFalse();
+            assertThat(answer(waiting.attempt(request("closing", Duration.ofSeconds(30), true), Waiting.upTo(Duration.ofMillis(30_000)))))
+                    .isInstanceOf(Attempt.Busy.class);
             assertThat(keysOf("closing")).hasSize(2);
             waiting.close(); // nobody cancels the waiter: the revoke of its 30 s lease must take its key
             assertThat(keysOf("closing")).singleElement()
@@ -286,21 +287,21 @@ class EtcdLockStoreTests {
             LockRequest first = permit("wake-permit", 2);
             LockRequest second = permit("wake-permit", 2);
             LockRequest waiter = permit("wake-permit", 2);
-            long firstToken = answer(store.attempt(first, 0, false)).fencingToken();
-            long secondToken = answer(store.attempt(second, 0, false)).fencingToken();
+            long firstToken = ((Attempt.Granted) answer(store.attempt(first, Waiting.LAST_TRY))).fencingToken();
+            long secondToken = ((Attempt.Granted) answer(store.attempt(second, Waiting.LAST_TRY))).fencingToken();
             assertThat(secondToken).isGreaterThan(firstToken);
-            assertThat(answer(store.attempt(waiter, 30_000, false)).isAcquired()).as("a third of two").isFalse();
+            assertThat((answer(store.attempt(waiter, Waiting.upTo(Duration.ofMillis(30_000)))) instanceof Attempt.Granted)).as("a third of two").isFalse();
 
             // The first holder leaves, not the key right before the waiter's: only the watch can tell the store.
             answer(store.release(new StoreLease(first, firstToken)));
             await().atMost(Duration.ofSeconds(5)).until(() -> events.woken.contains(waiter.ownerToken()));
-            Attempt taken = answer(store.attempt(waiter, 30_000, true));
-            assertThat(taken.isAcquired()).isTrue();
-            assertThat(taken.fencingToken()).isGreaterThan(secondToken);
+            Attempt taken = answer(store.attempt(waiter, Waiting.upTo(Duration.ofMillis(30_000))));
+            assertThat(taken).isInstanceOf(Attempt.Granted.class);
+            assertThat(((Attempt.Granted) taken).fencingToken()).isGreaterThan(secondToken);
             assertThat(keysOf("wake-permit")).extracting(kv -> kv.getKey().toString(StandardCharsets.UTF_8))
                     .allMatch(key -> key.startsWith(PREFIX + "/wake-permit/p2/"));
             answer(store.release(new StoreLease(second, secondToken)));
-            answer(store.release(new StoreLease(waiter, taken.fencingToken())));
+            answer(store.release(new StoreLease(waiter, ((Attempt.Granted) taken).fencingToken())));
         }
     }
 
@@ -308,26 +309,26 @@ class EtcdLockStoreTests {
     void anAttemptRefusedForItsPermitsLeavesNoKeyInLine() {
         try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
             LockRequest holder = permit("refused", 3);
-            long token = answer(store.attempt(holder, 0, false)).fencingToken();
+            long token = ((Attempt.Granted) answer(store.attempt(holder, Waiting.LAST_TRY))).fencingToken();
             // The engine chains no cancel after a refusal: a key left behind would block the name (and refuse
             // its rightful callers) until its lease ran out.
             for (LockRequest refused : List.of(permit("refused", 2), permit("refused", 30),
                     request("refused", Duration.ofSeconds(30), true))) {
-                assertThat(store.attempt(refused, 30_000, false).toCompletableFuture())
+                assertThat(store.attempt(refused, Waiting.upTo(Duration.ofMillis(30_000))).toCompletableFuture())
                         .failsWithin(Duration.ofSeconds(10)).withThrowableThat()
                         .withCauseInstanceOf(LockException.class).withMessageContaining("3 permits");
             }
             assertThat(keysOf("refused")).singleElement()
                     .satisfies(kv -> assertThat(kv.getCreateRevision()).isEqualTo(token));
-            Attempt second = answer(store.attempt(permit("refused", 3), 0, false));
-            assertThat(second.isAcquired()).as("the name's own number still gets in").isTrue();
+            Attempt second = answer(store.attempt(permit("refused", 3), Waiting.LAST_TRY));
+            assertThat((second instanceof Attempt.Granted)).as("the name's own number still gets in").isTrue();
         }
     }
 
     @Test
     void aKeyOfAnotherNumberThatDoesNotHoldMakesNoRightfulCallerFail() {
         try (EtcdLockStore store = startedStore(StoreEvents.NONE)) {
-            long holder = answer(store.attempt(permit("wrong-in-line", 2), 0, false)).fencingToken();
+            long holder = ((Attempt.Granted) answer(store.attempt(permit("wrong-in-line", 2), Waiting.LAST_TRY))).fencingToken();
             // A caller with the wrong number, between its put and its refusal's delete (made by hand: the real one
             // deletes its key within one round trip).
             ByteSequence wrong = ByteSequence.from(PREFIX + "/wrong-in-line/p3/"
@@ -336,25 +337,25 @@ class EtcdLockStoreTests {
                     StandardCharsets.UTF_8);
             admin.getKVClient().put(wrong, ByteSequence.EMPTY).join();
             try {
-                Attempt second = answer(store.attempt(permit("wrong-in-line", 2), 0, false));
-                assertThat(second.isAcquired()).as("the second permit, the wrong key ignored").isTrue();
-                assertThat(second.fencingToken()).isGreaterThan(holder);
-                assertThat(answer(store.attempt(permit("wrong-in-line", 2), 0, false)).isAcquired())
+                Attempt second = answer(store.attempt(permit("wrong-in-line", 2), Waiting.LAST_TRY));
+                assertThat((second instanceof Attempt.Granted)).as("the second permit, the wrong key ignored").isTrue();
+                assertThat(((Attempt.Granted) second).fencingToken()).isGreaterThan(holder);
+                assertThat((answer(store.attempt(permit("wrong-in-line", 2), Waiting.LAST_TRY)) instanceof Attempt.Granted))
                         .as("a third holder of two permits").isFalse();
-                assertThat(store.attempt(permit("wrong-in-line", 3), 30_000, false).toCompletableFuture())
+                assertThat(store.attempt(permit("wrong-in-line", 3), Waiting.upTo(Duration.ofMillis(30_000))).toCompletableFuture())
                         .as("the wrong number itself").failsWithin(Duration.ofSeconds(10)).withThrowableThat()
                         .withCauseInstanceOf(LockException.class).withMessageContaining("2 permits");
 
                 LockRequest first = request("wrong-lock", Duration.ofSeconds(30), true);
-                long lockToken = answer(store.attempt(first, 0, false)).fencingToken();
+                long lockToken = ((Attempt.Granted) answer(store.attempt(first, Waiting.LAST_TRY))).fencingToken();
                 admin.getKVClient().put(wrongLock, ByteSequence.EMPTY).join();
                 LockRequest next = request("wrong-lock", Duration.ofSeconds(30), true);
-                assertThat(answer(store.attempt(next, 30_000, false)).isAcquired()).as("waits behind the holder")
+                assertThat((answer(store.attempt(next, Waiting.upTo(Duration.ofMillis(30_000)))) instanceof Attempt.Granted)).as("waits behind the holder")
                         .isFalse();
                 admin.getKVClient().delete(wrongLock).join(); // as its refused caller does
                 answer(store.release(new StoreLease(first, lockToken)));
-                Attempt taken = answer(store.attempt(next, 30_000, true));
-                assertThat(taken.isAcquired()).as("granted after the holder").isTrue();
+                Attempt taken = answer(store.attempt(next, Waiting.upTo(Duration.ofMillis(30_000))));
+                assertThat((taken instanceof Attempt.Granted)).as("granted after the holder").isTrue();
             }
             finally {
                 admin.getKVClient().delete(wrong).join();
@@ -369,16 +370,16 @@ class EtcdLockStoreTests {
             LockRequest first = permit("forced-pool", 2);
             LockRequest second = permit("forced-pool", 2);
             LockRequest waiter = permit("forced-pool", 2);
-            answer(store.attempt(first, 0, false));
-            long secondToken = answer(store.attempt(second, 0, false)).fencingToken();
-            assertThat(answer(store.attempt(waiter, 30_000, false)).isAcquired()).isFalse();
+            answer(store.attempt(first, Waiting.LAST_TRY));
+            long secondToken = ((Attempt.Granted) answer(store.attempt(second, Waiting.LAST_TRY))).fencingToken();
+            assertThat((answer(store.attempt(waiter, Waiting.upTo(Duration.ofMillis(30_000)))) instanceof Attempt.Granted)).isFalse();
 
             assertThat(answer(store.forceRelease("forced-pool"))).isTrue();
             assertThat(keysOf("forced-pool")).as("the waiter's key alone").hasSize(1);
-            Attempt taken = answer(store.attempt(waiter, 30_000, true));
-            assertThat(taken.isAcquired()).isTrue();
-            assertThat(taken.fencingToken()).isGreaterThan(secondToken);
-            assertThat(answer(store.attempt(permit("forced-pool", 2), 0, false)).isAcquired())
+            Attempt taken = answer(store.attempt(waiter, Waiting.upTo(Duration.ofMillis(30_000))));
+            assertThat(taken).isInstanceOf(Attempt.Granted.class);
+            assertThat(((Attempt.Granted) taken).fencingToken()).isGreaterThan(secondToken);
+            assertThat((answer(store.attempt(permit("forced-pool", 2), Waiting.LAST_TRY)) instanceof Attempt.Granted))
                     .as("the permit the forced release freed beside the waiter").isTrue();
         }
     }
@@ -389,7 +390,7 @@ class EtcdLockStoreTests {
         final ConcurrentLinkedQueue<String> woken = new ConcurrentLinkedQueue<>();
 
         @Override
-        public void released(String name, @Nullable String handedTo, long handOverMillis) {
+        public void released(String name, @Nullable String handedTo) {
             if (handedTo != null) {
                 woken.add(handedTo);
             }

@@ -56,7 +56,7 @@ class KeyRegistryTests {
 
     private final StoreEvents events = new StoreEvents() {
         @Override
-        public void released(String name, @Nullable String handedTo, long handOverMillis) {
+        public void released(String name, @Nullable String handedTo) {
             woken.add(handedTo);
         }
 

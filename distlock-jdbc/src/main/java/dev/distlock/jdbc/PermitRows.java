@@ -2,6 +2,7 @@ package dev.distlock.jdbc;
 
 import java.util.OptionalInt;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -78,11 +79,12 @@ final class PermitRows {
             return "Lock name contains the control character " + SEPARATOR_NAME + ", which the JDBC store keeps for "
                     + "the rows of permits";
         }
+        boolean permit = request.mode() instanceof LockMode.Permits;
         int longest = JdbcLockStore.MAX_NAME_LENGTH
-                - (request.permitted() ? 1 + Integer.toString(request.permits() - 1).length() : 0);
+                - (permit ? 1 + Integer.toString(request.permits() - 1).length() : 0);
         if (name.length() > longest) {
             return "Lock name longer than " + longest + " characters (the JDBC store's lock_name column"
-                    + (request.permitted() ? ", less the suffix of a permit's row" : "") + "): "
+                    + (permit ? ", less the suffix of a permit's row" : "") + "): "
                     + name.substring(0, 40) + "...";
         }
         return null;

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalInt;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -95,7 +96,7 @@ final class PermitTransactions {
         return inTransaction(connection, () -> {
             NameRow row = lockNameRow(connection, sql, request.name());
             if (row == null) {
-                if (!request.permitted()) {
+                if (!(request.mode() instanceof LockMode.Permits)) {
                     return BUSY; // the row went since the lock's statement saw it: that statement inserts it again
                 }
                 insertRow(connection, sql, request.name(), PermitRows.marker(request.permits()), 0, 0);
@@ -113,14 +114,14 @@ final class PermitTransactions {
                 // Every holder of the marker is gone (or the request's permits are the marker's): either kind
                 // of request may use the name.
             }
-            else if (!request.permitted()) {
+            else if (!(request.mode() instanceof LockMode.Permits)) {
                 return BUSY; // a lock's row again (freed, or taken meanwhile): the lock's statement decides
             }
             else if (row.owner() != null && row.live()) {
                 return new HeldWithOtherPermits(1);
             }
-            return request.permitted() ? grantPermit(connection, sql, request, row) : takeOver(connection, sql,
-                    request, row);
+            return request.mode() instanceof LockMode.Permits ? grantPermit(connection, sql, request, row)
+                    : takeOver(connection, sql, request, row);
         });
     }
 

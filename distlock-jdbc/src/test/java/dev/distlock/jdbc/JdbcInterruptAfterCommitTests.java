@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.spi.Waiting;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -76,8 +77,8 @@ class JdbcInterruptAfterCommitTests {
                     // Undone: the row is free again long before the minute of its lease.
                     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(database.queryValue(
                             "SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "interrupted")).isNull());
-                    assertThat(answer(store.attempt(request("interrupted", "owner-b", 60_000), 0, false))
-                            .isAcquired()).isTrue();
+                    assertThat(answer(store.attempt(request("interrupted", "owner-b", 60_000), Waiting.LAST_TRY)))
+                            .isInstanceOf(Attempt.Granted.class);
                 }
                 else {
                     assertThat(outcome.get()).as("delivered").isPresent();
@@ -101,8 +102,8 @@ class JdbcInterruptAfterCommitTests {
             DataSource dataSource = firstCloseFails(database.pool(2));
             try (JdbcLockStore store = new JdbcLockStore(dataSource, JdbcLockConfig.defaults().withTableName(TABLE)
                     .withCommandTimeout(Duration.ofSeconds(5)))) {
-                Attempt attempt = answer(store.attempt(request("returned", "owner-a", 60_000), 0, false));
-                assertThat(attempt.isAcquired()).isTrue();
+                Attempt attempt = answer(store.attempt(request("returned", "owner-a", 60_000), Waiting.LAST_TRY));
+                assertThat(attempt).isInstanceOf(Attempt.Granted.class);
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?",
                         "returned")).as("still held by the caller").isEqualTo("owner-a");
             }

@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.spi.Waiting;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -46,11 +47,11 @@ class JdbcLeaseClockTests {
             JdbcLockStore store = new JdbcLockStore(recording(pool), JdbcLockConfig.defaults()
                     .withTableName("clock_lock"));
             LockRequest first = request("skew", "owner-a", 60_000);
-            Attempt granted = answer(store.attempt(first, 0, false));
-            assertThat(granted.isAcquired()).isTrue();
-            token[0] = granted.fencingToken();
-            assertThat(answer(store.attempt(request("skew", "owner-b", 60_000), 1000, false)).isAcquired()).isFalse();
-            Lease lease = lease(first, granted.fencingToken());
+            Attempt granted = answer(store.attempt(first, Waiting.LAST_TRY));
+            assertThat(granted).isInstanceOf(Attempt.Granted.class);
+            token[0] = ((Attempt.Granted) granted).fencingToken();
+            assertThat((answer(store.attempt(request("skew", "owner-b", 60_000), Waiting.upTo(Duration.ofMillis(1000)))) instanceof Attempt.Granted)).isFalse();
+            Lease lease = lease(first, ((Attempt.Granted) granted).fencingToken());
             assertThat(answer(store.renew(List.of(lease)))).containsExactly(RenewalResult.RENEWED);
 
             // The lease ends a minute after the database's now, whatever the JVM clock says.

@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.spi.Waiting;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -76,19 +77,19 @@ class JdbcLockStoreTests {
     void theRowStaysAfterReleaseAndTokensKeepIncreasingEvenWhenItIsDeleted() throws Exception {
         JdbcLockStore store = store(2, Duration.ofSeconds(2));
         LockRequest first = request("kept", "a", 30_000);
-        long token = answer(store.attempt(first, 0, false)).fencingToken();
+        long token = ((Attempt.Granted) answer(store.attempt(first, Waiting.LAST_TRY))).fencingToken();
         assertThat(answer(store.release(lease(first, token)))).isEqualTo(ReleaseResult.RELEASED);
         assertThat(owner("kept")).as("row kept, no owner").isEqualTo("<null>");
         LockRequest second = request("kept", "b", 30_000);
-        long next = answer(store.attempt(second, 0, false)).fencingToken();
+        long next = ((Attempt.Granted) answer(store.attempt(second, Waiting.LAST_TRY))).fencingToken();
         assertThat(next).isGreaterThan(token);
-        assertThat(answer(store.attempt(second, 0, true)).fencingToken()).as("a repeated attempt keeps its token")
+        assertThat(((Attempt.Granted) answer(store.attempt(second, Waiting.LAST_TRY))).fencingToken()).as("a repeated attempt keeps its token")
                 .isEqualTo(next);
         answer(store.release(lease(second, next)));
         try (Statement delete = server.admin().createStatement()) {
             delete.executeUpdate("DELETE FROM " + TABLE);
         }
-        assertThat(answer(store.attempt(request("kept", "c", 30_000), 0, false)).fencingToken())
+        assertThat(((Attempt.Granted) answer(store.attempt(request("kept", "c", 30_000), Waiting.LAST_TRY))).fencingToken())
                 .as("above the last token although the row was deleted: tokens start at the database clock")
                 .isGreaterThan(next);
     }
@@ -102,15 +103,15 @@ class JdbcLockStoreTests {
     void aReleaseKeepsTheReleasedLeasesTokenWhenItIsHigher() throws Exception {
         JdbcLockStore store = store(2, Duration.ofSeconds(2));
         LockRequest first = request("carried", "a", 30_000);
-        long token = answer(store.attempt(first, 0, false)).fencingToken();
+        long token = ((Attempt.Granted) answer(store.attempt(first, Waiting.LAST_TRY))).fencingToken();
         long quorumToken = token + 3_600_000_000L; // another node's, an hour of the clock ahead
         assertThat(answer(store.release(lease(first, quorumToken)))).isEqualTo(ReleaseResult.RELEASED);
-        long next = answer(store.attempt(request("carried", "b", 30_000), 0, false)).fencingToken();
+        long next = ((Attempt.Granted) answer(store.attempt(request("carried", "b", 30_000), Waiting.LAST_TRY))).fencingToken();
         assertThat(next).as("above the released lease's token").isGreaterThan(quorumToken);
         LockRequest undone = request("carried-undo", "c", 30_000);
-        long undoneToken = answer(store.attempt(undone, 0, false)).fencingToken();
+        long undoneToken = ((Attempt.Granted) answer(store.attempt(undone, Waiting.LAST_TRY))).fencingToken();
         answer(store.cancel(undone));
-        assertThat(answer(store.attempt(request("carried-undo", "d", 30_000), 0, false)).fencingToken())
+        assertThat(((Attempt.Granted) answer(store.attempt(request("carried-undo", "d", 30_000), Waiting.LAST_TRY))).fencingToken())
                 .as("an undo keeps the row's own token").isGreaterThan(undoneToken);
     }
 
@@ -132,15 +133,14 @@ class JdbcLockStoreTests {
         }
         // The pool now serves the attempt that was given up, then the cancel chained after it.
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(owner("starved")).isEqualTo("<null>"));
-        assertThat(answer(store.attempt(request("starved", "b", 30_000), 0, false)).isAcquired()).isTrue();
+        assertThat((answer(store.attempt(request("starved", "b", 30_000), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
     }
 
     @Test
     void anAcquireBlockedPastTheTimeoutIsUndoneWhenItCompletes() throws Exception {
         JdbcLockStore store = store(2, Duration.ofMillis(300));
         StoreLockService node = node(store);
-        answer(store.release(lease(request("blocked", "x", 1), answer(store.attempt(request("blocked", "x", 1), 0,
-                false)).fencingToken()))); // the row exists, free
+        answer(store.release(lease(request("blocked", "x", 1), ((Attempt.Granted) answer(store.attempt(request("blocked", "x", 1), Waiting.LAST_TRY))).fencingToken()))); // the row exists, free
         Connection admin = server.admin();
         admin.setAutoCommit(false);
         try (Statement lockRow = admin.createStatement()) {
@@ -153,14 +153,14 @@ class JdbcLockStoreTests {
             admin.setAutoCommit(true);
         }
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(owner("blocked")).isEqualTo("<null>"));
-        assertThat(answer(store.attempt(request("blocked", "next", 30_000), 0, false)).isAcquired()).isTrue();
+        assertThat((answer(store.attempt(request("blocked", "next", 30_000), Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
     }
 
     @Test
     void cancelFreesOnlyTheRowOfItsOwnRequest() throws Exception {
         JdbcLockStore store = store(2, Duration.ofSeconds(2));
         LockRequest holder = request("cancelled", "holder", 30_000);
-        long token = answer(store.attempt(holder, 0, false)).fencingToken();
+        long token = ((Attempt.Granted) answer(store.attempt(holder, Waiting.LAST_TRY))).fencingToken();
         answer(store.cancel(request("cancelled", "waiter", 30_000)));
         assertThat(owner("cancelled")).as("a waiter's cancel leaves the holder").isEqualTo("holder");
         answer(store.cancel(holder));
@@ -183,7 +183,7 @@ class JdbcLockStoreTests {
         List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             LockRequest request = request("renew-" + i, "owner-" + i, 2_000);
-            leases.add(lease(request, answer(store.attempt(request, 0, false)).fencingToken()));
+            leases.add(lease(request, ((Attempt.Granted) answer(store.attempt(request, Waiting.LAST_TRY))).fencingToken()));
         }
         try (Statement steal = server.admin().createStatement()) {
             steal.executeUpdate("UPDATE " + TABLE + " SET owner_token = 'thief' WHERE lock_name = 'renew-1'");
@@ -217,14 +217,14 @@ class JdbcLockStoreTests {
                 go.await();
                 for (int i = 0; i < 150; i++) {
                     LockRequest request = request("hot", "t" + thread + "-" + i, 30_000);
-                    Attempt attempt = answer(store.attempt(request, 0, false));
-                    if (attempt.isAcquired()) {
+                    Attempt attempt = answer(store.attempt(request, Waiting.LAST_TRY));
+                    if ((attempt instanceof Attempt.Granted)) {
                         if (holders.incrementAndGet() > 1) {
                             overlaps.incrementAndGet();
                         }
                         grants.incrementAndGet();
                         holders.decrementAndGet();
-                        answer(store.release(lease(request, attempt.fencingToken())));
+                        answer(store.release(lease(request, ((Attempt.Granted) attempt).fencingToken())));
                     }
                 }
                 return null;
@@ -245,11 +245,11 @@ class JdbcLockStoreTests {
         resources.add(pool);
         JdbcLockStore store = new JdbcLockStore(pool, JdbcLockConfig.defaults().withTableName("no_such_table"));
         resources.add(store);
-        assertThatThrownBy(() -> answer(store.attempt(request("x", "a", 1000), 0, false)))
+        assertThatThrownBy(() -> answer(store.attempt(request("x", "a", 1000), Waiting.LAST_TRY)))
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("no_such_table")
                 .hasMessageContaining("distlock.jdbc.initialize-schema");
         assertThat(answer(store.health()).up()).isFalse();
-        assertThatThrownBy(() -> answer(store.attempt(request("n".repeat(256), "a", 1000), 0, false)))
+        assertThatThrownBy(() -> answer(store.attempt(request("n".repeat(256), "a", 1000), Waiting.LAST_TRY)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("255");
     }
 

@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,9 +56,9 @@ class JdbcPermitsTests {
     }
 
     private static Lease grant(JdbcLockStore store, LockRequest request) {
-        Attempt attempt = answer(store.attempt(request, 0, false));
-        assertThat(attempt.isAcquired()).as("granted: %s", request).isTrue();
-        return lease(request, attempt.fencingToken());
+        Attempt attempt = answer(store.attempt(request, Waiting.LAST_TRY));
+        assertThat((attempt instanceof Attempt.Granted)).as("granted: %s", request).isTrue();
+        return lease(request, ((Attempt.Granted) attempt).fencingToken());
     }
 
     private static long rows(TestDatabase database) throws Exception {
@@ -120,8 +121,8 @@ class JdbcPermitsTests {
                         LockRequest request = permit("race", "r" + round + "-n" + node, permits, 30_000);
                         attempts.add(threads.submit(() -> {
                             start.await();
-                            Attempt attempt = answer(store.attempt(request, 0, false));
-                            return attempt.isAcquired() ? lease(request, attempt.fencingToken()) : null;
+                            Attempt attempt = answer(store.attempt(request, Waiting.LAST_TRY));
+                            return (attempt instanceof Attempt.Granted) ? lease(request, ((Attempt.Granted) attempt).fencingToken()) : null;
                         }));
                     }
                     start.countDown();
@@ -185,8 +186,8 @@ class JdbcPermitsTests {
                         attempts.add(threads.submit(() -> {
                             start.await();
                             try {
-                                Attempt attempt = answer(store.attempt(request, 0, false));
-                                return attempt.isAcquired() ? lease(request, attempt.fencingToken()) : null;
+                                Attempt attempt = answer(store.attempt(request, Waiting.LAST_TRY));
+                                return (attempt instanceof Attempt.Granted) ? lease(request, ((Attempt.Granted) attempt).fencingToken()) : null;
                             }
                             catch (LockException ex) {
                                 assertThat(ex).hasMessageContaining("every caller of a name must ask with the same");
@@ -200,7 +201,7 @@ class JdbcPermitsTests {
                     for (Future<Lease> attempt : attempts) {
                         Lease lease = attempt.get(30, TimeUnit.SECONDS);
                         if (lease != null) {
-                            (lease.request().permitted() ? permits : locks).add(lease);
+                            (lease.request().permits() > 1 ? permits : locks).add(lease);
                         }
                     }
                     assertThat(locks).as("lock holders in round %d", round).hasSizeLessThanOrEqualTo(1);
@@ -256,20 +257,20 @@ class JdbcPermitsTests {
             database.createTable(TABLE);
             try (JdbcLockStore store = startedStore(database)) {
                 Lease permit = grant(store, permit("kinds", "p", 3, 60_000));
-                assertThat(answer(store.attempt(permit("kinds", "p", 3, 60_000), 0, false)).fencingToken())
+                assertThat(((Attempt.Granted) answer(store.attempt(permit("kinds", "p", 3, 60_000), Waiting.LAST_TRY))).fencingToken())
                         .as("a repeated attempt of the holder").isEqualTo(permit.fencingToken());
-                assertThatThrownBy(() -> answer(store.attempt(request("kinds", "l", 60_000), 0, false)))
+                assertThatThrownBy(() -> answer(store.attempt(request("kinds", "l", 60_000), Waiting.LAST_TRY)))
                         .isInstanceOf(LockException.class).hasMessageContaining("3 permits");
                 assertThat(answer(store.release(permit))).isEqualTo(ReleaseResult.RELEASED);
                 // The name row's lease runs on, but no permit is held: a lock takes the name.
                 Lease lock = grant(store, request("kinds", "l", 60_000));
                 assertThat(lock.fencingToken()).isGreaterThan(permit.fencingToken());
-                assertThatThrownBy(() -> answer(store.attempt(permit("kinds", "q", 2, 60_000), 0, false)))
+                assertThatThrownBy(() -> answer(store.attempt(permit("kinds", "q", 2, 60_000), Waiting.LAST_TRY)))
                         .isInstanceOf(LockException.class).hasMessageContaining("1 permit,");
                 assertThat(answer(store.release(lock))).isEqualTo(ReleaseResult.RELEASED);
                 Lease two = grant(store, permit("kinds", "q", 2, 60_000));
                 assertThat(two.fencingToken()).isGreaterThan(lock.fencingToken());
-                assertThatThrownBy(() -> answer(store.attempt(permit("kinds", "r", 3, 60_000), 0, false)))
+                assertThatThrownBy(() -> answer(store.attempt(permit("kinds", "r", 3, 60_000), Waiting.LAST_TRY)))
                         .isInstanceOf(LockException.class).hasMessageContaining("2 permits");
                 assertThat(answer(store.release(two))).isEqualTo(ReleaseResult.RELEASED);
                 assertThat(grant(store, permit("kinds", "r", 3, 60_000)).fencingToken())
@@ -305,17 +306,17 @@ class JdbcPermitsTests {
         try (TestDatabase database = TestDatabase.of(TestDatabase.H2)) {
             database.createTable(TABLE);
             try (JdbcLockStore store = startedStore(database)) {
-                assertThatThrownBy(() -> store.attempt(request("a" + PermitRows.SEPARATOR + "0", "x", 1000), 0, false))
+                assertThatThrownBy(() -> store.attempt(request("a" + PermitRows.SEPARATOR + "0", "x", 1000), Waiting.LAST_TRY))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+001F");
-                assertThatThrownBy(() -> store.attempt(permit("b" + PermitRows.SEPARATOR, "x", 2, 1000), 0, false))
+                assertThatThrownBy(() -> store.attempt(permit("b" + PermitRows.SEPARATOR, "x", 2, 1000), Waiting.LAST_TRY))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+001F");
                 // 255 characters for a lock; a permit's row adds the separator and the index.
                 grant(store, request("l".repeat(255), "x", 1000));
                 grant(store, permit("p".repeat(253), "x", 2, 1000));
-                assertThatThrownBy(() -> store.attempt(permit("q".repeat(254), "x", 2, 1000), 0, false))
+                assertThatThrownBy(() -> store.attempt(permit("q".repeat(254), "x", 2, 1000), Waiting.LAST_TRY))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 253");
                 grant(store, permit("r".repeat(252), "x", 11, 1000));
-                assertThatThrownBy(() -> store.attempt(permit("s".repeat(253), "x", 11, 1000), 0, false))
+                assertThatThrownBy(() -> store.attempt(permit("s".repeat(253), "x", 11, 1000), Waiting.LAST_TRY))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 252");
                 assertThat(answer(store.forceRelease("t" + PermitRows.SEPARATOR))).isFalse();
             }

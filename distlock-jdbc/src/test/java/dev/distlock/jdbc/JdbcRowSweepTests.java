@@ -1,5 +1,7 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Waiting;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,15 +56,15 @@ class JdbcRowSweepTests {
             database.createTable(TABLE);
             try (JdbcLockStore store = startedStore(database)) {
                 LockRequest held = request("held", "holder", 60_000);
-                Lease heldLease = lease(held, answer(store.attempt(held, 0, false)).fencingToken());
+                Lease heldLease = lease(held, ((Attempt.Granted) answer(store.attempt(held, Waiting.LAST_TRY))).fencingToken());
                 for (int i = 0; i < 300; i++) {
                     LockRequest request = request("entity:" + i, "owner-" + i, 60_000);
-                    answer(store.release(lease(request, answer(store.attempt(request, 0, false)).fencingToken())));
+                    answer(store.release(lease(request, ((Attempt.Granted) answer(store.attempt(request, Waiting.LAST_TRY))).fencingToken())));
                 }
                 List<Lease> expiring = new ArrayList<>();
                 for (int i = 0; i < 20; i++) { // taken and never released: their leases expire
                     LockRequest request = request("crashed:" + i, "gone-" + i, 100);
-                    expiring.add(lease(request, answer(store.attempt(request, 0, false)).fencingToken()));
+                    expiring.add(lease(request, ((Attempt.Granted) answer(store.attempt(request, Waiting.LAST_TRY))).fencingToken()));
                 }
                 // 321 rows on an idle machine; on a loaded one the sweeper may already have deleted the first free
                 // rows (their retention runs from their release), but not the ones just written.
@@ -155,15 +157,15 @@ class JdbcRowSweepTests {
                 }
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "raced"))
                         .isEqualTo("holder");
-                assertThat(answer(store.attempt(request("raced", "second", 60_000), 0, false)).isAcquired())
-                        .as("no second holder").isFalse();
+                assertThat(answer(store.attempt(request("raced", "second", 60_000), Waiting.LAST_TRY)))
+                        .as("no second holder").isInstanceOf(Attempt.Busy.class);
             }
         }
     }
 
     private static long lockAndRelease(JdbcLockStore store, String name, String owner) {
         LockRequest request = request(name, owner, 60_000);
-        long token = answer(store.attempt(request, 0, false)).fencingToken();
+        long token = ((Attempt.Granted) answer(store.attempt(request, Waiting.LAST_TRY))).fencingToken();
         assertThat(token).isPositive();
         assertThat(answer(store.release(lease(request, token)))).isEqualTo(ReleaseResult.RELEASED);
         return token;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
+import dev.distlock.spi.BlockingCalls;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -16,7 +17,7 @@ import org.springframework.util.ClassUtils;
  * connection (Jedis). Each call borrows a connection from the factory's pool and runs on a distlock thread; its
  * future is the answer, so the caller is never blocked and a follow-up (the undo of a late acquire) chained on it
  * runs after it. The threads are bounded by the pool's size and fail closed when taken (see
- * {@link BlockingCallThreads}).
+ * {@link BlockingCalls}).
  */
 final class ConnectionRunner implements RedisRunner {
 
@@ -35,7 +36,7 @@ final class ConnectionRunner implements RedisRunner {
     /** Calls that may wait for a thread; beyond that a call fails closed at once. */
     private static final int MAX_QUEUED = 1000;
 
-    private final BlockingCallThreads calls;
+    private final BlockingCalls calls;
 
     /**
      * @param factory the application's connection factory
@@ -50,8 +51,9 @@ final class ConnectionRunner implements RedisRunner {
         this.factory = factory;
         this.cluster = JEDIS_PRESENT && JedisCluster.isCluster(factory);
         // Bounded: with the pool exhausted every call would otherwise park one more thread on the borrow (see
-        // BlockingCallThreads). Idle threads end.
-        this.calls = new BlockingCallThreads(maxThreads, maxQueued, commandTimeout);
+        // BlockingCalls). Idle threads end.
+        this.calls = new BlockingCalls("redis", maxThreads, maxQueued, commandTimeout, "the connection pool is "
+                + "exhausted (e.g. spring.data.redis.jedis.pool.max-active), or Redis stalled");
     }
 
     @Override
@@ -89,7 +91,7 @@ final class ConnectionRunner implements RedisRunner {
     }
 
     private <T> CompletableFuture<T> call(Function<RedisConnection, @Nullable T> command) {
-        return calls.submit(() -> {
+        return calls.submit("call Redis", () -> {
             try (RedisConnection connection = cluster ? factory.getClusterConnection() : factory.getConnection()) {
                 T reply = command.apply(connection);
                 if (reply == null) {
@@ -102,7 +104,7 @@ final class ConnectionRunner implements RedisRunner {
 
     @Override
     public void close() {
-        calls.shutdown();
+        calls.close();
     }
 
     /** Kept apart so that the Jedis classes are loaded only when present. */

@@ -3,6 +3,7 @@ package dev.distlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 
 /**
@@ -75,7 +76,7 @@ final class LockKeys {
      *         scripts touch it for permit holders alone), so a lock's calls carry no more than they need
      */
     byte[][] of(LockRequest request) {
-        return request.permitted() ? all() : new byte[][] { lock, waiters, readers, writer };
+        return request.mode() instanceof LockMode.Permits ? all() : new byte[][] { lock, waiters, readers, writer };
     }
 
     static byte[] channel(String prefix) {

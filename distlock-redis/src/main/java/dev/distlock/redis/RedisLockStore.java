@@ -3,21 +3,23 @@ package dev.distlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.HandOverEvents;
+import dev.distlock.spi.HandsOver;
 import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +39,8 @@ import org.springframework.util.ClassUtils;
  * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is
  * the same script undoing whatever the request holds or registered, and a force release the same script without the
  * owner check.</li>
- * <li>Permits ({@link #supportsPermits()}): the lock key says how many ({@code #<permits>:<last token>}), the holders
+ * <li>Permits ({@link StoreTraits#permits()}): the lock key says how many ({@code #<permits>:<last token>}), the
+ * holders
  * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
  * freed permit for the longest waiter as it does a lock. A request with another number of permits than the holders'
  * is refused with {@link dev.distlock.LockException} naming both.</li>
@@ -45,11 +48,11 @@ import org.springframework.util.ClassUtils;
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
  * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
  * connection, {@link RedisNode}); a master without replicas costs nothing more. An acquire may then take
- * {@code distlock.replication.timeout} longer ({@link #answerAllowance()}).</li>
+ * {@code distlock.replication.timeout} longer ({@link StoreTraits#answerAllowance()}).</li>
  * <li>Every answer is a future of the client's; the engine bounds the wait and undoes a late attempt.</li>
  * </ul>
  */
-public class RedisLockStore implements LockStore {
+public class RedisLockStore implements LockStore, HandsOver {
 
     /**
      * How long a released lock that someone waits for stays reserved for that waiter. Long enough for a
@@ -64,15 +67,17 @@ public class RedisLockStore implements LockStore {
 
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
 
-    /** A refusal carries the server clock in ms times this plus the retry delay (1 to 1023 ms): see acquire.lua. */
-    private static final long REFUSAL_RADIX = 1024;
-
     /** The owner argument of a force release, which checks no owner. */
     private static final byte[] NO_OWNER = new byte[0];
 
     private final RedisLockConfig config;
 
     private final RedisRunner runner;
+
+    private final RefusedRequests refused = new RefusedRequests();
+
+    /** Set by the engine before {@link #start}; absent for a store nobody queues on (a quorum's node). */
+    private volatile @Nullable HandOverEvents handOvers;
 
     /**
      * Where acquires and cancels go: the same runner, or with replica acknowledgement one of their own, so that a
@@ -134,9 +139,14 @@ public class RedisLockStore implements LockStore {
      * @throws IllegalStateException when the user lacks the channel permission, naming it
      */
     @Override
+    public void startHandOvers(HandOverEvents events) {
+        handOvers = events;
+    }
+
+    @Override
     public void start(StoreEvents events) {
         subscriber.checkPermission(runner, config.commandTimeout());
-        subscriber.start(events);
+        subscriber.start(events, handOvers);
     }
 
     /** @return whether release notifications are subscribed (for tests) */
@@ -145,48 +155,32 @@ public class RedisLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+        return send(request, waiting).whenComplete((answer, error) -> {
+            if (answer != null) {
+                refused.answered(request, waiting, answer);
+            }
+        });
+    }
+
+    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         byte[] owner = LuaScript.owner(request);
         byte[] lease = LuaScript.arg(request.leaseMillis());
-        byte[] wait = LuaScript.arg(remainingWaitMillis);
-        byte[] attempt = ScriptMarker.attempt(retry).wire();
+        byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
+        byte[] attempt = ScriptMarker.attempt(refused.refusedBefore(request)).wire();
         byte[] mode = ScriptMarker.mode(request).wire();
         // The number of permits only for a request of permits: a lock's acquire carries no more than it needs.
-        byte[][] args = request.permitted()
+        byte[][] args = (request.mode() instanceof LockMode.Permits)
                 ? new byte[][] { owner, lease, wait, attempt, mode, LuaScript.arg(request.permits()) }
                 : new byte[][] { owner, lease, wait, attempt, mode };
         if (!acknowledging) {
             return acquires.eval(LuaScript.ACQUIRE, keys.of(request), args)
-                    .handle((reply, error) -> attempt(request, reply, error));
+                    .handle((reply, error) -> AcquireReplies.attempt(request, reply, error));
         }
-        return composeNow(acquires.node(keys.lock), node -> composeNow(node.onlineReplicas(),
+        return AcquireReplies.composeNow(acquires.node(keys.lock), node -> AcquireReplies.composeNow(
+                node.onlineReplicas(),
                 online -> attemptAcknowledged(request, node, keys, args, config.minReplicas().required(online))));
-    }
-
-    /**
-     * {@code thenCompose}, applied at once when the stage is already complete, as the master's node and its replica
-     * count nearly always are: each stage an acquire passes through costs its thread hop or relay on the reply's way
-     * back (issue 22, step 3). Like {@code thenCompose}, a failure of {@code next} is the answer, never thrown: the
-     * engine turns failed answers into {@code LockUnavailableException}.
-     */
-    private static <T, R> CompletableFuture<R> composeNow(CompletableFuture<T> stage,
-            Function<T, CompletableFuture<R>> next) {
-        if (!stage.isDone() || stage.isCompletedExceptionally()) {
-            return stage.thenCompose(next);
-        }
-        try {
-            return next.apply(stage.join());
-        }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(ex);
-        }
-    }
-
-    /** Permit holders live in the readers key, their tokens in the permits key (see {@code acquire.lua}). */
-    @Override
-    public boolean supportsPermits() {
-        return true;
     }
 
     /**
@@ -198,12 +192,12 @@ public class RedisLockStore implements LockStore {
     private CompletableFuture<Attempt> attemptAcknowledged(LockRequest request, RedisNode node, LockKeys keys,
             byte[][] args, int required) {
         CompletableFuture<Attempt> reply = node.eval(LuaScript.ACQUIRE, keys.of(request), args)
-                .handle((value, error) -> attempt(request, value, error));
+                .handle((value, error) -> AcquireReplies.attempt(request, value, error));
         if (required == 0) {
             return reply;
         }
         CompletableFuture<Long> acknowledged = node.waitForReplicas(required, config.replicationTimeout().toMillis());
-        return reply.thenCompose(attempt -> !attempt.isAcquired() ? reply : acknowledged.thenApply(replicas -> {
+        return reply.thenCompose(attempt -> attempt instanceof Attempt.Busy ? reply : acknowledged.thenApply(replicas -> {
             if (replicas < required) {
                 throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master "
                         + "but only " + replicas + " of " + required + " replicas acknowledged it (distlock."
@@ -212,32 +206,6 @@ public class RedisLockStore implements LockStore {
             }
             return attempt;
         }));
-    }
-
-    /**
-     * The answer to an acquire, in one stage on the reply's way back.
-     *
-     * @param request the request
-     * @param reply the script's reply, when it came
-     * @param error why it did not
-     * @return the attempt the acquire script answered: the fencing token, or minus (the server clock in ms times
-     *         {@value #REFUSAL_RADIX} plus the milliseconds to wait)
-     * @throws dev.distlock.LockException when the name is held with another number of permits
-     */
-    private static Attempt attempt(LockRequest request, @Nullable Object reply, @Nullable Throwable error) {
-        if (error != null) {
-            int heldWith = RedisErrors.permitsHeldWith(error);
-            if (heldWith > 0) {
-                throw request.permitsMismatch(heldWith);
-            }
-            throw error instanceof CompletionException completion ? completion : new CompletionException(error);
-        }
-        long value = (Long) Objects.requireNonNull(reply, "acquire.lua answers an integer");
-        if (value > 0) {
-            return Attempt.acquired(value);
-        }
-        long refusal = -value;
-        return Attempt.busy(refusal % REFUSAL_RADIX, refusal / REFUSAL_RADIX * 1000);
     }
 
     /**
@@ -258,21 +226,21 @@ public class RedisLockStore implements LockStore {
                 && config.minReplicas().required(online.join()) == 0;
     }
 
-    /** With replica acknowledgement, an acquire waits up to {@code distlock.replication.timeout} for replicas. */
+    /**
+     * Leases expire; tokens are at least the server clock in microseconds (see {@code acquire.lua}); permit holders
+     * live in the readers key, their tokens in the permits key; with replica acknowledgement, an acquire waits up to
+     * {@code distlock.replication.timeout} for replicas.
+     */
     @Override
-    public Duration answerAllowance() {
-        return acknowledging ? config.replicationTimeout() : Duration.ZERO;
-    }
-
-    /** Tokens are at least the server clock in microseconds (see {@code acquire.lua}). */
-    @Override
-    public boolean tokensFollowClock() {
-        return true;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING, StoreTraits.TokenSource.CLOCK).withPermits()
+                .withAnswerAllowance(acknowledging ? config.replicationTimeout() : Duration.ZERO);
     }
 
     /** Undoes whatever the request holds or registered, on the acquire path (after anything sent there before). */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
+        refused.cancelled(request);
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         return acquires.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request), channel, name(request),
                 HANDOFF_WINDOW, ScriptMarker.CANCEL.wire()).thenApply(reply -> null);

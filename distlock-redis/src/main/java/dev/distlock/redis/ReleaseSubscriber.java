@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
+import dev.distlock.spi.HandOverEvents;
 import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -21,7 +22,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /**
  * The one pub/sub subscription of the application: when a release hands a lock to a waiter, {@code release.lua}
  * publishes the lock name, that waiter's owner token and its fencing token on {@code <prefix>:released}, and this
- * tells the engine ({@link StoreEvents#handedOver}), which lets that waiter start and wakes the others of the name.
+ * tells the engine ({@link HandOverEvents#handedOver}), which lets that waiter start and wakes the others of the name.
  * <p>
  * Once subscribed, the client re-subscribes by itself after Redis comes back. Until the first subscription
  * succeeds (Redis down at start-up), a daemon thread retries with a fresh container (a container that failed to
@@ -42,7 +43,7 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private final String channel;
 
-    private final long handOverMillis;
+    private final Duration handOverWindow;
 
     /** Whether a hand-over of the named lock may be acted on before its confirmation (else it is a wake-up). */
     private final Predicate<String> handOverUsable;
@@ -76,7 +77,7 @@ final class ReleaseSubscriber implements AutoCloseable {
             Predicate<String> handOverUsable, long firstRetryMillis, long maxRetryMillis) {
         this.connectionFactory = connectionFactory;
         this.channel = new String(channel, StandardCharsets.UTF_8);
-        this.handOverMillis = handOverMillis;
+        this.handOverWindow = Duration.ofMillis(handOverMillis);
         this.handOverUsable = handOverUsable;
         this.firstRetryMillis = firstRetryMillis;
         this.maxRetryMillis = maxRetryMillis;
@@ -112,9 +113,28 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    /** Subscribes now, or keeps trying in the background until it can. */
-    void start(StoreEvents events) {
-        retries.execute(() -> subscribe(events));
+    /**
+     * Subscribes now, or keeps trying in the background until it can.
+     *
+     * @param events where releases go when nobody listens for hand-overs
+     * @param handOvers where hand-overs go, or {@code null} when the engine did not start them (a quorum's node):
+     *        each then only wakes the waiters of its name
+     */
+    void start(StoreEvents events, @Nullable HandOverEvents handOvers) {
+        HandOverEvents sink = handOvers != null ? handOvers : new HandOverEvents() {
+
+            @Override
+            public void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
+                    Duration window) {
+                events.released(name, handedTo);
+            }
+
+            @Override
+            public void kept(String name, String keptFor, Duration window) {
+                events.released(name, keptFor);
+            }
+        };
+        retries.execute(() -> subscribe(sink));
     }
 
     /** @return whether the subscription is active (for tests) */
@@ -123,7 +143,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         return current != null && current.isListening();
     }
 
-    private void subscribe(StoreEvents events) {
+    private void subscribe(HandOverEvents events) {
         if (closed) {
             return;
         }
@@ -169,7 +189,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    private RedisMessageListenerContainer newContainer(StoreEvents events) {
+    private RedisMessageListenerContainer newContainer(HandOverEvents events) {
         RedisMessageListenerContainer next = new RedisMessageListenerContainer();
         next.setConnectionFactory(connectionFactory);
         // Should the subscription itself fail later, the container retries with the same back-off.
@@ -190,7 +210,7 @@ final class ReleaseSubscriber implements AutoCloseable {
      * tokens and numbers never contain a newline and a name may. An older version's hand-over (the token without
      * the clock) only wakes its waiter: the engine starts early only on the server's clock (review 4, F6).
      */
-    private void dispatch(String body, StoreEvents events) {
+    private void dispatch(String body, HandOverEvents events) {
         int last = body.lastIndexOf('\n');
         if (last <= 0) {
             return;
@@ -203,17 +223,17 @@ final class ReleaseSubscriber implements AutoCloseable {
             String handedTo = body.substring(token + 1, before);
             if (handOverUsable.test(name)) {
                 events.handedOver(name, handedTo, Long.parseLong(body.substring(before + 1, last)),
-                        Long.parseLong(tail), handOverMillis);
+                        Long.parseLong(tail), handOverWindow);
             }
             else {
-                events.released(name, handedTo, handOverMillis);
+                events.kept(name, handedTo, handOverWindow);
             }
         }
         else if (before > 0 && isDigits(tail)) {
-            events.released(body.substring(0, before), body.substring(before + 1, last), handOverMillis);
+            events.kept(body.substring(0, before), body.substring(before + 1, last), handOverWindow);
         }
         else {
-            events.released(body.substring(0, last), tail, handOverMillis);
+            events.kept(body.substring(0, last), tail, handOverWindow);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 
 /**
@@ -41,13 +42,14 @@ enum ScriptMarker {
         return wire;
     }
 
-    /** @return {@link #RETRY} after a busy answer, else {@link #FIRST} */
-    static ScriptMarker attempt(boolean retry) {
-        return retry ? RETRY : FIRST;
+    /** @return {@link #RETRY} for a request this store refused before, else {@link #FIRST} */
+    static ScriptMarker attempt(boolean refusedBefore) {
+        return refusedBefore ? RETRY : FIRST;
     }
 
-    /** @return {@link #PERMIT} for a request of several permits, {@link #SHARED} for a reader, else {@link #EXCLUSIVE} */
+    /** @return the script's marker of the request's mode */
     static ScriptMarker mode(LockRequest request) {
-        return request.permitted() ? PERMIT : request.shared() ? SHARED : EXCLUSIVE;
+        LockMode mode = request.mode();
+        return mode instanceof LockMode.Permits ? PERMIT : mode instanceof LockMode.Shared ? SHARED : EXCLUSIVE;
     }
 }

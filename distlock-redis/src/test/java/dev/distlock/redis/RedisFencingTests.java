@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 
 import dev.distlock.LockHandle;
@@ -103,8 +104,8 @@ class RedisFencingTests {
         LockRequest waiter = new LockRequest("stock:3", LockType.REENTRANT, "waiter", Duration.ZERO,
                 Duration.ofSeconds(30), false);
         Attempt attempt = await().atMost(Duration.ofSeconds(15)).ignoreExceptions()
-                .until(() -> store.attempt(waiter, 0, true).toCompletableFuture().get(), Attempt::isAcquired);
-        assertThat(attempt.fencingToken()).isGreaterThan(lastIssued);
+                .until(() -> store.attempt(waiter, Waiting.LAST_TRY).toCompletableFuture().get(), Attempt.Granted.class::isInstance);
+        assertThat(((Attempt.Granted) attempt).fencingToken()).isGreaterThan(lastIssued);
     }
 
     @Test

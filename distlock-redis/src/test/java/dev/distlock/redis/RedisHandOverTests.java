@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -262,10 +263,9 @@ class RedisHandOverTests {
         LockStore wrap(LockStore store) {
             return new ForwardingLockStore(store) {
                 @Override
-                public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis,
-                        boolean retry) {
-                    if (!retry || remainingWaitMillis > 0) {
-                        return super.attempt(request, remainingWaitMillis, retry);
+                public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                    if (waiting instanceof Waiting.Queue) { // a confirmation is a last try
+                        return super.attempt(request, waiting);
                     }
                     return CompletableFuture.runAsync(() -> {
                         try {
@@ -275,7 +275,7 @@ class RedisHandOverTests {
                             Thread.currentThread().interrupt();
                         }
                         sent.incrementAndGet();
-                    }).thenCompose(opened -> super.attempt(request, remainingWaitMillis, retry));
+                    }).thenCompose(opened -> super.attempt(request, waiting));
                 }
             };
         }

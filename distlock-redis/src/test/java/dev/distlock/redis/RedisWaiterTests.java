@@ -18,6 +18,7 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.spi.HandOverEvents;
 import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -76,20 +77,16 @@ class RedisWaiterTests {
         List<String> handOvers = new CopyOnWriteArrayList<>();
         ReleaseSubscriber tap = new ReleaseSubscriber(nodes.factory(server), LockKeys.channel("wait"),
                 RedisLockStore.HANDOFF_WINDOW_MILLIS, name -> true);
-        tap.start(new StoreEvents() {
+        tap.start(StoreEvents.NONE, new HandOverEvents() {
             @Override
-            public void released(String name, @Nullable String handedTo, long handOverMillis) {
+            public void kept(String name, String keptFor, Duration window) {
             }
 
             @Override
             public void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
-                    long handOverMillis) {
+                    Duration window) {
                 // The server's clock beside the token: never above it (the token is at least the clock).
                 handOvers.add(handedTo + "=" + fencingToken + (handedAtMicros <= fencingToken ? "" : " clock ahead"));
-            }
-
-            @Override
-            public void leaseLost(String ownerToken) {
             }
         });
         LockHandle held = a.lock("dead");

@@ -31,7 +31,7 @@ class ReleaseSubscriberBackOffTests {
 
     private static final StoreEvents NO_EVENTS = new StoreEvents() {
         @Override
-        public void released(String name, @Nullable String handedTo, long handOverMillis) {
+        public void released(String name, @Nullable String next) {
         }
 
         @Override
@@ -85,7 +85,7 @@ class ReleaseSubscriberBackOffTests {
         // 100 ms doubling up to 400 ms: the shape of 1 s doubling up to 30 s, in a test's time.
         subscriber = new ReleaseSubscriber(factory, LockKeys.channel("backoff"), 0, name -> true, 100, 400);
         long start = System.nanoTime();
-        subscriber.start(NO_EVENTS);
+        subscriber.start(NO_EVENTS, null);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> at(Level.DEBUG).size() >= 4);
         Duration forFiveAttempts = Duration.ofNanos(System.nanoTime() - start);

@@ -26,7 +26,7 @@ final class PermitsSupportVerifier implements SmartInitializingSingleton {
     public void afterSingletonsInstantiated() {
         validator.methodWithPermits().ifPresent(method -> {
             LockStore store = stores.getIfUnique();
-            if (store != null && !store.supportsPermits()) {
+            if (store != null && !store.traits().permits()) {
                 throw new LockStoreSelectionException(method + " needs a lock store with permits, but " + store
                         + " has none. Use permits with a Redis (standalone, Sentinel or Cluster), JDBC, ZooKeeper "
                         + "or etcd store, or lock the method without permits.", "Remove permits from the "

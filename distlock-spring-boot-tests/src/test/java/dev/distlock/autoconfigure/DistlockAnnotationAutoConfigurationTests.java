@@ -20,6 +20,7 @@ import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockStore;
+import dev.distlock.spi.StoreTraits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -99,8 +100,8 @@ class DistlockAnnotationAutoConfigurationTests {
                         DistlockAnnotationAutoConfiguration.class))
                 .withBean(LockStore.class, () -> new ForwardingLockStore(new InMemoryLockStore()) {
                     @Override
-                    public boolean supportsPermits() {
-                        return false; // as a quorum store
+                    public StoreTraits traits() {
+                        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING, StoreTraits.TokenSource.COUNTER);
                     }
                 }).withBean(Pool.class)
                 .run(context -> assertThat(context).hasFailed().getFailure()

@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import dev.distlock.spi.Waiting;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,9 +55,9 @@ public final class CountingLockStore extends ForwardingLockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         attempts.incrementAndGet();
-        return super.attempt(request, remainingWaitMillis, retry);
+        return super.attempt(request, waiting);
     }
 
     @Override

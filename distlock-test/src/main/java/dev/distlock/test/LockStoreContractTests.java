@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -374,7 +375,7 @@ public abstract class LockStoreContractTests {
     void aLeaderIsRevokedNoLaterThanItsLeaseCanHaveExpiredWhenTheStoreIsGone() {
         Duration lease = Duration.ofMillis(1000);
         StoreLockService a = node(config().withLeaseTime(lease));
-        Assumptions.assumeTrue(storeOf(a).leasesExpire(), "the store's leases end with the session, which has "
+        Assumptions.assumeTrue(storeOf(a).traits().leasesExpire(), "the store's leases end with the session, which has "
                 + "timings of its own");
         LeadershipLog log = new LeadershipLog();
         Leadership leadership = a.campaign("gone", log.listener("a"));
@@ -482,7 +483,7 @@ public abstract class LockStoreContractTests {
     @Test
     void aShutdownNeitherWaitsForNorEndsAHoldAtLeast() {
         StoreLockService a = node();
-        Assumptions.assumeTrue(storeOf(a).leasesExpire(), "the store's locks end with the instance's session: a "
+        Assumptions.assumeTrue(storeOf(a).traits().leasesExpire(), "the store's locks end with the instance's session: a "
                 + "hold at least ends with it");
         StoreLockService b = node();
         LockOptions job = LockOptions.defaults().withLeaseTime(Duration.ofMillis(1200))
@@ -569,7 +570,7 @@ public abstract class LockStoreContractTests {
         // Two nodes, four threads each, on two permits: never more than two inside, tokens in the store's grant
         // order. That order is the store's own (a reservation, a place in line), which callers may observe
         // differently for two waiters let in at once; what they always observe is that a call made after a grant
-        // returned gets a higher token than that grant (see LockStore.supportsPermits).
+        // returned gets a higher token than that grant (see LockMode.Permits).
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger mostInside = new AtomicInteger();
         AtomicLong events = new AtomicLong();
@@ -632,7 +633,7 @@ public abstract class LockStoreContractTests {
     void callersWhoDisagreeOnThePermitsGetAnErrorNamingBothNumbers() {
         StoreLockService a = node();
         StoreLockService b = node();
-        if (!storeOf(a).supportsPermits()) {
+        if (!storeOf(a).traits().permits()) {
             assertThatThrownBy(() -> a.lock("pool", LockOptions.defaults().withPermits(3)))
                     .isInstanceOf(LockException.class).hasMessageContaining("does not support permits");
             return;
@@ -667,7 +668,7 @@ public abstract class LockStoreContractTests {
     }
 
     private void assumePermits(StoreLockService node) {
-        Assumptions.assumeTrue(storeOf(node).supportsPermits(),
+        Assumptions.assumeTrue(storeOf(node).traits().permits(),
                 () -> storeOf(node) + " does not support permits yet: permit tests skipped");
     }
 
@@ -680,7 +681,7 @@ public abstract class LockStoreContractTests {
             Thread.sleep(4800); // the behaviour under test: work that outlasts three leases
             assertThat(handle.isHeld()).isTrue();
             assertThat(b.tryLock("long-work", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
-            if (storeOf(a).leasesExpire()) {
+            if (storeOf(a).traits().leasesExpire()) {
                 assertThat(a.heldLocks()).singleElement()
                         .satisfies(info -> assertThat(info.renewals()).isPositive());
             }
@@ -789,12 +790,12 @@ public abstract class LockStoreContractTests {
     void theSameOwnerAskingAgainGetsTheSameToken() {
         try (LockStore store = startedStore()) {
             LockRequest request = storeRequest("spi-same-owner", Duration.ofSeconds(30));
-            Attempt first = answer(store.attempt(request, 0, false));
-            Attempt again = answer(store.attempt(request, 0, true));
-            assertThat(first.isAcquired()).isTrue();
-            assertThat(again.isAcquired()).as("the holder's repeated attempt").isTrue();
-            assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-            answer(store.release(new StoreLease(request, first.fencingToken())));
+            Attempt first = answer(store.attempt(request, Waiting.LAST_TRY));
+            Attempt again = answer(store.attempt(request, Waiting.LAST_TRY));
+            assertThat(first).isInstanceOf(Attempt.Granted.class);
+            assertThat((again instanceof Attempt.Granted)).as("the holder's repeated attempt").isTrue();
+            assertThat(((Attempt.Granted) again).fencingToken()).isEqualTo(((Attempt.Granted) first).fencingToken());
+            answer(store.release(new StoreLease(request, ((Attempt.Granted) first).fencingToken())));
         }
     }
 
@@ -804,9 +805,9 @@ public abstract class LockStoreContractTests {
             LockRequest held = storeRequest("spi-renew-held", Duration.ofSeconds(30));
             LockRequest gone = storeRequest("spi-renew-gone", Duration.ofSeconds(30));
             LockRequest other = storeRequest("spi-renew-other", Duration.ofSeconds(30));
-            long heldToken = answer(store.attempt(held, 0, false)).fencingToken();
-            long goneToken = answer(store.attempt(gone, 0, false)).fencingToken();
-            long otherToken = answer(store.attempt(other, 0, false)).fencingToken();
+            long heldToken = ((Attempt.Granted) answer(store.attempt(held, Waiting.LAST_TRY))).fencingToken();
+            long goneToken = ((Attempt.Granted) answer(store.attempt(gone, Waiting.LAST_TRY))).fencingToken();
+            long otherToken = ((Attempt.Granted) answer(store.attempt(other, Waiting.LAST_TRY))).fencingToken();
             answer(store.release(new StoreLease(gone, goneToken)));
             List<RenewalResult> results = answer(store.renew(List.of(new StoreLease(held, heldToken),
                     new StoreLease(gone, goneToken), new StoreLease(other, otherToken))));
@@ -821,9 +822,9 @@ public abstract class LockStoreContractTests {
         try (LockStore store = startedStore()) {
             LockRequest holder = storeRequest("spi-foreign", Duration.ofSeconds(30));
             LockRequest stranger = storeRequest("spi-foreign", Duration.ofSeconds(30));
-            long token = answer(store.attempt(holder, 0, false)).fencingToken();
+            long token = ((Attempt.Granted) answer(store.attempt(holder, Waiting.LAST_TRY))).fencingToken();
             assertThat(answer(store.release(new StoreLease(stranger, token)))).isEqualTo(ReleaseResult.EXPIRED);
-            assertThat(answer(store.attempt(stranger, 0, false)).isAcquired()).as("still held").isFalse();
+            assertThat((answer(store.attempt(stranger, Waiting.LAST_TRY)) instanceof Attempt.Granted)).as("still held").isFalse();
             answer(store.cancel(stranger));
             assertThat(answer(store.release(new StoreLease(holder, token)))).isEqualTo(ReleaseResult.RELEASED);
         }
@@ -836,12 +837,12 @@ public abstract class LockStoreContractTests {
             assertThatCode(() -> answer(store.cancel(never))).as("a request the store never saw")
                     .doesNotThrowAnyException();
             LockRequest holder = storeRequest("spi-cancel-held", Duration.ofSeconds(30));
-            assertThat(answer(store.attempt(holder, 0, false)).isAcquired()).isTrue();
+            assertThat((answer(store.attempt(holder, Waiting.LAST_TRY)) instanceof Attempt.Granted)).isTrue();
             answer(store.cancel(holder));
             LockRequest next = storeRequest("spi-cancel-held", Duration.ofSeconds(30));
-            Attempt taken = answer(store.attempt(next, 0, false));
-            assertThat(taken.isAcquired()).as("cancel undid the hold").isTrue();
-            answer(store.release(new StoreLease(next, taken.fencingToken())));
+            Attempt taken = answer(store.attempt(next, Waiting.LAST_TRY));
+            assertThat((taken instanceof Attempt.Granted)).as("cancel undid the hold").isTrue();
+            answer(store.release(new StoreLease(next, ((Attempt.Granted) taken).fencingToken())));
         }
         LockStore down = startedStore();
         stopStore();
@@ -860,9 +861,9 @@ public abstract class LockStoreContractTests {
         CompletableFuture<Void> answerHeldBack = new CompletableFuture<>();
         LockStore slow = new ForwardingLockStore(newStore()) {
             @Override
-            public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
                 // The store grants at once; the answer reaches the engine only after it gave up waiting.
-                return super.attempt(request, remainingWaitMillis, retry).thenCombine(answerHeldBack,
+                return super.attempt(request, waiting).thenCombine(answerHeldBack,
                         (attempt, released) -> attempt);
             }
         };

@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.nio.charset.StandardCharsets;
 
+import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
 
 /**
@@ -86,10 +87,11 @@ final class LockPaths {
      *         read or write name for a lock, {@code __PERMITS_<n>__} for one of several permits
      */
     static String nodeName(LockRequest request) {
-        if (request.permitted()) {
-            return PERMITS + request.permits() + PERMITS_END;
+        LockMode mode = request.mode();
+        if (mode instanceof LockMode.Permits permits) {
+            return PERMITS + permits.n() + PERMITS_END;
         }
-        return request.shared() ? READ : WRITE;
+        return mode instanceof LockMode.Shared ? READ : WRITE;
     }
 
     /**

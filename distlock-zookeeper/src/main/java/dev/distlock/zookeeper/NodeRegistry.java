@@ -144,7 +144,7 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
         if (waiters != null) {
             for (LockNode waiter : waiters) {
                 waiter.watching = null;
-                events.released(waiter.request.name(), waiter.owner(), 0);
+                events.released(waiter.request.name(), waiter.owner());
             }
         }
     }
@@ -171,7 +171,7 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
                 }
                 // Watches survive a reconnection of the same session; a re-check costs little and covers a gap.
                 byOwner.values().stream().filter(n -> !n.held)
-                        .forEach(n -> events.released(n.request.name(), n.owner(), 0));
+                        .forEach(n -> events.released(n.request.name(), n.owner()));
             }
         }
     }
@@ -188,7 +188,7 @@ final class NodeRegistry implements Watcher, ConnectionStateListener {
                     events.leaseLost(node.owner());
                 }
                 else {
-                    events.released(node.request.name(), node.owner(), 0);
+                    events.released(node.request.name(), node.owner());
                 }
             }
         }

@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,8 @@ import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
@@ -53,12 +56,6 @@ public class ZooKeeperLockStore implements LockStore {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
 
-    /** A waiter watches its predecessor; this only bounds the engine's fallback re-check. */
-    private static final long RECHECK_MILLIS = 500;
-
-    /** Rounds of one attempt (a node deleted behind its back, a predecessor gone meanwhile) before it answers busy. */
-    private static final int MAX_ROUNDS = 8;
-
     private final CuratorFramework client;
 
     private final boolean ownsClient;
@@ -70,6 +67,8 @@ public class ZooKeeperLockStore implements LockStore {
     private final NodeRegistry registry;
 
     private final LockNodeCalls nodes;
+
+    private final LineAttempts line;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -90,6 +89,7 @@ public class ZooKeeperLockStore implements LockStore {
         this.calls = new ZooKeeperCalls(client);
         this.registry = new NodeRegistry(calls::currentSession);
         this.nodes = new LockNodeCalls(client, calls, registry, config.basePath());
+        this.line = new LineAttempts(calls, registry, nodes);
     }
 
     /**
@@ -140,107 +140,14 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     @Override
-    public CompletionStage<Attempt> attempt(LockRequest request, long remainingWaitMillis, boolean retry) {
-        LockNode node = registry.byOwner(request.ownerToken());
-        long session = calls.currentSession();
-        if (node != null && session != 0 && node.sessionId != session) {
-            registry.forget(node); // made in a session that ended: ZooKeeper deleted it
-            node = null;
-        }
-        // A failed attempt leaves its node in line; the engine's cancel, chained after it, deletes it.
-        return attempt(request, remainingWaitMillis, node, null, 0);
-    }
-
-    /**
-     * One round: queue (once), look where the node stands, and hold, leave the line or watch the predecessor. A
-     * round starts again when the node was deleted behind the request's back or its predecessor went meanwhile.
-     */
-    private CompletableFuture<Attempt> attempt(LockRequest request, long remainingWaitMillis,
-            @Nullable LockNode known, @Nullable List<String> knownChildren, int round) {
-        if (round == MAX_ROUNDS) {
-            return CompletableFuture.completedFuture(Attempt.busy(1));
-        }
-        String what = "acquire '" + request.name() + "'";
-        CompletableFuture<LockNodeCalls.Created> queued = (known != null)
-                ? CompletableFuture.completedFuture(new LockNodeCalls.Created(known, knownChildren))
-                : nodes.create(request, what);
-        return queued.thenCompose(created -> {
-            LockNode node = created.node();
-            List<String> listed = created.children();
-            CompletableFuture<List<String>> children = (listed != null) ? CompletableFuture.completedFuture(listed)
-                    : nodes.list(node, what);
-            return children.thenCompose(current -> judge(request, remainingWaitMillis, node, current, round));
-        });
-    }
-
-    /** Acts on where the node stands in the listed line. */
-    private CompletableFuture<Attempt> judge(LockRequest request, long remainingWaitMillis, LockNode node,
-            List<String> children, int round) {
-        QueuePosition position = QueuePosition.of(children, node.name);
-        return switch (position.standing()) {
-            case GONE -> { // deleted behind our back while waiting: queue again
-                registry.forget(node);
-                yield attempt(request, remainingWaitMillis, null, null, round + 1);
-            }
-            case MISMATCHED -> // out of line before the caller hears of it, so that a corrected retry finds no trace
-                    cancel(request).thenCompose(left -> CompletableFuture.<Attempt>failedFuture(
-                            request.permitsMismatch(position.heldWith()))).toCompletableFuture();
-            case GRANTED -> CompletableFuture.completedFuture(grant(node, "acquire '" + request.name() + "'"));
-            case WAITING -> wait(request, remainingWaitMillis, node, node.lockPath + "/" + position.predecessor(),
-                    round);
-            case WAITING_FOR_A_PERMIT -> waitForAPermit(request, remainingWaitMillis, node, round);
-        };
-    }
-
-    private CompletableFuture<Attempt> wait(LockRequest request, long remainingWaitMillis, LockNode node,
-            String predecessor, int round) {
-        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
-        }
-        return nodes.watchPredecessor(node, predecessor, "acquire '" + request.name() + "'")
-                .thenCompose(watching -> watching
-                        ? CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)))
-                        : attempt(request, remainingWaitMillis, node, null, round + 1)); // it went: look again
-    }
-
-    /**
-     * Watches the line and judges the node again on the listing that set the watch: a holder that left between
-     * the first listing and the watch would otherwise wake nobody.
-     */
-    private CompletableFuture<Attempt> waitForAPermit(LockRequest request, long remainingWaitMillis, LockNode node,
-            int round) {
-        if (remainingWaitMillis == 0) { // a last (or only) attempt: leave the line now
-            return cancel(request).thenApply(left -> Attempt.busy(RECHECK_MILLIS)).toCompletableFuture();
-        }
-        String what = "acquire '" + request.name() + "'";
-        return nodes.watchLine(node, what).thenCompose(children -> {
-            QueuePosition position = QueuePosition.of(children, node.name);
-            if (position.standing() == QueuePosition.Standing.WAITING_FOR_A_PERMIT) {
-                return CompletableFuture.completedFuture(Attempt.busy(Math.min(RECHECK_MILLIS, remainingWaitMillis)));
-            }
-            registry.stopWaiting(node);
-            return judge(request, remainingWaitMillis, node, children, round + 1);
-        });
-    }
-
-    private Attempt grant(LockNode node, String what) {
-        if (registry.byOwner(node.owner()) != node) {
-            throw new LockUnavailableException("The ZooKeeper session ended during the attempt: cannot " + what);
-        }
-        registry.stopWaiting(node);
-        node.held = true;
-        nodes.watchHeld(node);
-        return Attempt.acquired(node.czxid);
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+        return line.attempt(request, waiting);
     }
 
     /** Deletes the request's node, waiting or held. */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
-        LockNode node = registry.byOwner(request.ownerToken());
-        if (node != null && registry.forget(node)) {
-            return nodes.deleteQuietly(node.path);
-        }
-        return CompletableFuture.completedFuture(null);
+        return line.cancel(request);
     }
 
     @Override
@@ -273,18 +180,13 @@ public class ZooKeeperLockStore implements LockStore {
     }
 
     /**
-     * @return true: the first {@code n} nodes of {@code n} permits hold the name ({@link QueuePosition}); nodes are
-     *         created, and so granted, in the order of their zxids, which makes those the tokens in grant order
+     * Session leases: a lease lasts as long as the ZooKeeper session, nothing is renewed. Counter tokens: the nodes'
+     * zxids. Permits: the first {@code n} nodes of {@code n} permits hold the name ({@link QueuePosition}); nodes are
+     * created, and so granted, in the order of their zxids, which makes those the tokens in grant order.
      */
     @Override
-    public boolean supportsPermits() {
-        return true;
-    }
-
-    /** @return false: a lease lasts as long as the ZooKeeper session, nothing is renewed */
-    @Override
-    public boolean leasesExpire() {
-        return false;
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.SESSION, StoreTraits.TokenSource.COUNTER).withPermits();
     }
 
     @Override

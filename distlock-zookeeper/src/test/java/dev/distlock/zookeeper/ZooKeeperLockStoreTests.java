@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -270,7 +271,7 @@ class ZooKeeperLockStoreTests {
         try {
             await().atMost(Duration.ofSeconds(5)).until(() -> !store.client().getZookeeperClient().isConnected());
             // A store that waited on the caller's thread for the connection would take the command timeout (3 s).
-            attempt = CompletableFuture.supplyAsync(() -> store.attempt(waiter, 10_000, false))
+            attempt = CompletableFuture.supplyAsync(() -> store.attempt(waiter, Waiting.upTo(Duration.ofMillis(10_000))))
                     .get(1, TimeUnit.SECONDS).toCompletableFuture();
             assertThat(attempt).as("answered later, on Curator's thread").isNotDone();
         }
@@ -278,7 +279,7 @@ class ZooKeeperLockStoreTests {
             server.restart();
         }
         // Curator sends the held-back create once connected: the waiter queues behind the holder and watches it.
-        assertThat(attempt.get(20, TimeUnit.SECONDS).isAcquired()).isFalse();
+        assertThat((attempt.get(20, TimeUnit.SECONDS) instanceof Attempt.Granted)).isFalse();
         await().atMost(Duration.ofSeconds(5)).until(() -> line("async").size() == 2);
         store.cancel(waiter).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(line("async")).as("cancel deleted the waiter's node").isEqualTo(holderOnly);

@@ -2,21 +2,18 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.BlockingCalls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs database work off the caller's thread, on a bounded set of threads of its own, and answers with a stage.
+ * Runs database work off the caller's thread, on the store's {@link BlockingCalls} pool, and answers with a stage.
  * JDBC blocks (a pool may wait its own timeout for a connection, a statement waits for row locks), so the work
  * cannot run on the caller's thread; the engine bounds how long the caller waits for the answer, and undoes an
  * attempt whose answer came too late. What stays here is what only JDBC needs: a connection of the application's
@@ -24,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * for a pool that hands out connections without auto-commit, and another try on a fresh connection when a pooled
  * one turns out broken.
  */
-final class BoundedCalls implements AutoCloseable {
+final class ConnectionCalls implements AutoCloseable {
 
     /** Database work on a connection. */
     @FunctionalInterface
@@ -50,18 +47,13 @@ final class BoundedCalls implements AutoCloseable {
 
     private final DataSource dataSource;
 
-    private final ThreadPoolExecutor executor;
+    private final BlockingCalls pool;
 
-    BoundedCalls(DataSource dataSource) {
+    ConnectionCalls(DataSource dataSource, Duration commandTimeout) {
         this.dataSource = dataSource;
-        int pool = POOLS.incrementAndGet();
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = new ThreadPoolExecutor(0, MAX_THREADS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                runnable -> {
-                    Thread thread = new Thread(runnable, "distlock-jdbc-" + pool + "-" + threads.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+        // No queue: a call waits for no thread, so a database that hangs fails the 65th call at once.
+        this.pool = new BlockingCalls("jdbc-" + POOLS.incrementAndGet(), MAX_THREADS, 0, commandTimeout,
+                "the DataSource's pool is exhausted or the database hangs");
     }
 
     /**
@@ -70,26 +62,7 @@ final class BoundedCalls implements AutoCloseable {
      * @return the work's result, or a failure with a {@link LockUnavailableException} that says what failed
      */
     <T> CompletionStage<T> submit(String what, Work<T> work) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        try {
-            executor.execute(() -> {
-                if (answer.isDone()) {
-                    return; // cancelled by whoever holds the stage before it began: do nothing at all
-                }
-                try {
-                    answer.complete(run(what, work));
-                }
-                catch (LockUnavailableException ex) {
-                    answer.completeExceptionally(ex);
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            answer.completeExceptionally(new LockUnavailableException("The database could not " + what + ": "
-                    + MAX_THREADS + " calls are already waiting for it"
-                    + (executor.isShutdown() ? " (the store is closed)" : ""), ex));
-        }
-        return answer;
+        return pool.submit(what, () -> run(what, work));
     }
 
     /**
@@ -183,6 +156,6 @@ final class BoundedCalls implements AutoCloseable {
     /** Stops taking calls; calls under way finish on their threads. */
     @Override
     public void close() {
-        executor.shutdown();
+        pool.close();
     }
 }

@@ -1,0 +1,63 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Objects;
+
+import dev.distlock.LockUnavailableException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The statements of a {@link JdbcLockStore}: its SQL, chosen once the first connection told which database this is,
+ * and every statement prepared with the command timeout as its query timeout.
+ */
+final class JdbcStatements implements PermitTransactions.Statements {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
+
+    private final JdbcLockConfig config;
+
+    /** {@link java.sql.Statement#setQueryTimeout} of every statement: the command timeout in whole seconds. */
+    private final int queryTimeoutSeconds;
+
+    private volatile @Nullable LockSql sql;
+
+    JdbcStatements(JdbcLockConfig config) {
+        this.config = config;
+        this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE,
+                (config.commandTimeout().toMillis() + 999) / 1000);
+    }
+
+    @Override
+    public PreparedStatement prepare(Connection connection, String statementSql) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(statementSql);
+        try {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+        }
+        catch (SQLException ex) {
+            statement.close();
+            throw ex;
+        }
+        return statement;
+    }
+
+    /** The statements, made once the first connection told which database this is. */
+    LockSql sql(Connection connection) throws SQLException {
+        LockSql known = sql;
+        if (known == null) {
+            String product = connection.getMetaData().getDatabaseProductName();
+            try {
+                known = new LockSql(config.tableName(), LockSql.Dialect.of(product));
+            }
+            catch (IllegalStateException ex) {
+                log.error("{}: locks cannot be taken in this database", ex.getMessage());
+                throw new LockUnavailableException(Objects.requireNonNullElse(ex.getMessage(), ex.toString()), ex);
+            }
+            sql = known;
+        }
+        return known;
+    }
+}

@@ -1,0 +1,124 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockMode;
+
+/**
+ * The renewals of a {@link JdbcLockStore}: a batch of leases in one transaction, locks and permits each in one JDBC
+ * batch.
+ */
+final class RowRenewals {
+
+    private final PermitTransactions.Statements preparer;
+
+    private final String tableName;
+
+    RowRenewals(PermitTransactions.Statements preparer, String tableName) {
+        this.preparer = preparer;
+        this.tableName = tableName;
+    }
+
+    /**
+     * @param connection a connection of the pool
+     * @param statements the database's statements
+     * @param batch the leases, in row order
+     * @return per lease of the batch, the rows renewed (1 when renewed); locks and permits each in one JDBC batch,
+     *         all in one transaction
+     */
+    int[] renew(Connection connection, LockSql statements, List<Lease> batch) throws SQLException {
+        List<Lease> locks = new ArrayList<>(batch.size());
+        List<Lease> permitLeases = new ArrayList<>();
+        for (Lease lease : batch) {
+            ((lease.request().mode() instanceof LockMode.Permits) ? permitLeases : locks).add(lease);
+        }
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false); // one commit (one log flush) for the whole batch
+        try {
+            Map<Lease, Integer> renewed = new LinkedHashMap<>();
+            if (!locks.isEmpty()) {
+                try (PreparedStatement statement = preparer.prepare(connection, statements.renew())) {
+                    for (Lease lease : locks) {
+                        statement.setLong(1, lease.request().leaseMillis());
+                        statement.setString(2, lease.request().name());
+                        statement.setString(3, lease.request().ownerToken());
+                        statement.addBatch();
+                    }
+                    put(renewed, locks, statement.executeBatch());
+                }
+            }
+            if (!permitLeases.isEmpty()) {
+                put(renewed, permitLeases, renewPermits(connection, statements, permitLeases));
+            }
+            connection.commit();
+            int[] counts = new int[batch.size()];
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = renewed.getOrDefault(batch.get(i), 0);
+            }
+            return counts;
+        }
+        catch (SQLException ex) {
+            connection.rollback();
+            throw SqlErrors.explain(ex, tableName);
+        }
+        finally {
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    /**
+     * Permits: first the name rows' leases (in name order, as every transaction on a name with permits locks its
+     * name row before a slot row: no cycle of waits with a grant), only where the name is still held with these
+     * permits; then the holders' slot rows, only of those names. A name row's lease so stays at least as long as
+     * every permit's, and a permit is never renewed after a forced release or a lock took the name over.
+     */
+    private int[] renewPermits(Connection connection, LockSql statements, List<Lease> leases) throws SQLException {
+        int[] marked;
+        try (PreparedStatement statement = preparer.prepare(connection, statements.extendMarker())) {
+            for (Lease lease : leases) {
+                statement.setLong(1, lease.request().leaseMillis());
+                statement.setString(2, lease.request().name());
+                statement.setString(3, PermitRows.marker(lease.request().permits()));
+                statement.addBatch();
+            }
+            marked = statement.executeBatch();
+        }
+        List<Lease> held = new ArrayList<>(leases.size());
+        for (int i = 0; i < leases.size(); i++) {
+            if (marked[i] > 0) {
+                held.add(leases.get(i));
+            }
+        }
+        Map<Lease, Integer> renewed = new LinkedHashMap<>();
+        if (!held.isEmpty()) {
+            try (PreparedStatement statement = preparer.prepare(connection, statements.renewPermit())) {
+                for (Lease lease : held) {
+                    statement.setLong(1, lease.request().leaseMillis());
+                    statement.setArray(2, PermitTransactions.keys(connection, lease.request().name(),
+                            lease.request().permits()));
+                    statement.setString(3, lease.request().ownerToken());
+                    statement.addBatch();
+                }
+                put(renewed, held, statement.executeBatch());
+            }
+        }
+        int[] counts = new int[leases.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = renewed.getOrDefault(leases.get(i), 0);
+        }
+        return counts;
+    }
+
+    private static void put(Map<Lease, Integer> renewed, List<Lease> leases, int[] counts) {
+        for (int i = 0; i < leases.size(); i++) {
+            renewed.put(leases.get(i), counts[i]);
+        }
+    }
+}
