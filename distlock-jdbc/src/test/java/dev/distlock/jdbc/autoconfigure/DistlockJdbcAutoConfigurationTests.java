@@ -11,17 +11,14 @@ import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockPropertyFailureAnalyzer;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.jdbc.JdbcLockStore;
-import dev.distlock.redis.RedisLockStore;
-import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
+import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.spi.LockStore;
-import org.junit.jupiter.api.Tag;
+import dev.distlock.test.support.AnotherStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -29,22 +26,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The JDBC lock store on Spring Boot's DataSource auto-configuration, against H2: chosen as the only store or by
- * {@code distlock.store=jdbc} next to Redis, its table created as {@code distlock.jdbc.initialize-schema} says,
- * and a bad table name failing start-up with the property named. Runs with both stores on the class path (its own
- * surefire execution).
+ * {@code distlock.store=jdbc} next to another store, its table created as {@code distlock.jdbc.initialize-schema}
+ * says, and a bad table name failing start-up with the property named. This module's class path is a JDBC
+ * application's; the tests with two stores add {@link AnotherStore}.
  */
-@Tag("jdbc-store")
 class DistlockJdbcAutoConfigurationTests {
+
+    @TempDir
+    static Path anotherStoreModule;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataRedisAutoConfiguration.class, DistlockRedisAutoConfiguration.class,
-                    DistlockJdbcAutoConfiguration.class, DistlockAutoConfiguration.class))
+                    AnotherStore.Config.class, DistlockJdbcAutoConfiguration.class, DistlockAutoConfiguration.class))
             .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 
     @Test
     void theOnlyStoreOnTheClassPathIsChosenAndLocksInTheDatabase() {
-        runner.withClassLoader(new FilteredClassLoader(RedisLockStore.class)).run(context -> {
+        runner.run(context -> {
             assertThat(context).hasSingleBean(LockStore.class).hasSingleBean(JdbcLockStore.class)
                     .hasSingleBean(StoreLockService.class);
             LockService locks = context.getBean(LockService.class);
@@ -59,17 +57,19 @@ class DistlockJdbcAutoConfigurationTests {
     }
 
     @Test
-    void distlockStoreJdbcChoosesItWhenRedisIsOnTheClassPathToo() {
-        runner.withPropertyValues("distlock.store=jdbc").run(context -> {
-            assertThat(context).hasSingleBean(JdbcLockStore.class).doesNotHaveBean(RedisLockStore.class);
-            context.getBean(LockService.class).lock("both").unlock();
-        });
+    void distlockStoreJdbcChoosesItWhenAnotherStoreIsOnTheClassPathToo() {
+        runner.withClassLoader(AnotherStore.classLoader(anotherStoreModule)).withPropertyValues("distlock.store=jdbc")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(JdbcLockStore.class).doesNotHaveBean(InMemoryLockStore.class);
+                    context.getBean(LockService.class).lock("both").unlock();
+                });
     }
 
     @Test
     void bothStoresWithoutDistlockStoreFailStartUpNamingTheProperty() {
-        runner.run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                .hasMessageContaining("distlock.store").hasMessageContaining("redis, jdbc"));
+        runner.withClassLoader(AnotherStore.classLoader(anotherStoreModule)).run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessageContaining("distlock.store")
+                .hasMessageContaining("jdbc, " + AnotherStore.ID));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper.autoconfigure;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 import dev.distlock.LockHandle;
@@ -7,9 +8,9 @@ import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.redis.RedisLockStore;
-import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
+import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.AnotherStore;
 import dev.distlock.zookeeper.ZooKeeperLockStore;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -19,11 +20,10 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -35,13 +35,17 @@ class DistlockZooKeeperAutoConfigurationTests {
 
     static TestingServer server;
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
-            AutoConfigurations.of(DistlockRedisAutoConfiguration.class, DistlockZooKeeperAutoConfiguration.class,
+    @TempDir
+    static Path anotherStoreModule;
+
+    /** A ZooKeeper application: this module's class path, Curator and no other store. */
+    private final ApplicationContextRunner zooKeeperOnly = new ApplicationContextRunner().withConfiguration(
+            AutoConfigurations.of(AnotherStore.Config.class, DistlockZooKeeperAutoConfiguration.class,
                     DistlockAutoConfiguration.class));
 
-    /** A ZooKeeper application: Curator on the class path, no Redis client. */
-    private final ApplicationContextRunner zooKeeperOnly = runner.withClassLoader(
-            new FilteredClassLoader(RedisConnectionFactory.class));
+    /** With a second store on the class path ({@link AnotherStore}). */
+    private final ApplicationContextRunner runner = zooKeeperOnly.withClassLoader(
+            AnotherStore.classLoader(anotherStoreModule));
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
@@ -90,10 +94,10 @@ class DistlockZooKeeperAutoConfigurationTests {
     }
 
     @Test
-    void distlockStoreChoosesZooKeeperWhenRedisIsOnTheClassPathToo() {
+    void distlockStoreChoosesZooKeeperWhenAnotherStoreIsOnTheClassPathToo() {
         runner.withPropertyValues("distlock.store=zookeeper",
                 "distlock.zookeeper.connect-string=" + server.getConnectString()).run(context -> {
-                    assertThat(context).hasSingleBean(ZooKeeperLockStore.class).doesNotHaveBean(RedisLockStore.class);
+                    assertThat(context).hasSingleBean(ZooKeeperLockStore.class).doesNotHaveBean(InMemoryLockStore.class);
                     assertThat(context.getBean(LockStore.class)).isInstanceOf(ZooKeeperLockStore.class);
                 });
         runner.run(context -> assertThat(context).hasFailed().getFailure().rootCause()

@@ -1,6 +1,7 @@
 package dev.distlock.etcd.autoconfigure;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,9 +19,8 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.etcd.EtcdLockStore;
 import dev.distlock.etcd.EtcdTestCluster;
 import dev.distlock.memory.InMemoryLockStore;
-import dev.distlock.redis.RedisLockStore;
-import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.AnotherStore;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -28,20 +28,19 @@ import io.etcd.jetcd.options.GetOption;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The etcd store's auto-configuration against a real etcd server ({@link EtcdTestCluster#shared()}, skipped with
- * a visible reason without the binary). Runs with Redis and jetcd on the class path (surefire execution
- * {@code etcd-store-tests}); an etcd-only application hides Redis's client with a {@link FilteredClassLoader}.
+ * a visible reason without the binary). This module's class path is an etcd application's; the tests with two
+ * stores add {@link AnotherStore}.
  */
 class DistlockEtcdAutoConfigurationTests {
 
@@ -50,15 +49,19 @@ class DistlockEtcdAutoConfigurationTests {
     /** Reads etcd behind the application's back, to see what the store wrote. */
     static Client admin;
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DistlockRedisAutoConfiguration.class,
+    @TempDir
+    static Path anotherStoreModule;
+
+    /** An etcd application: this module's class path, jetcd and no other store. */
+    private final ApplicationContextRunner etcdOnly = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AnotherStore.Config.class,
                     DistlockEtcdAutoConfiguration.class, DistlockAutoConfiguration.class))
             // A new client's first call connects (and, first in the JVM, loads gRPC): room for a busy machine.
             .withPropertyValues("distlock.command-timeout=5s");
 
-    /** An etcd application: jetcd on the class path, no Redis client. */
-    private final ApplicationContextRunner etcdOnly = runner
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class));
+    /** With a second store on the class path ({@link AnotherStore}). */
+    private final ApplicationContextRunner runner = etcdOnly.withClassLoader(
+            AnotherStore.classLoader(anotherStoreModule));
 
     @BeforeAll
     static void startEtcd() {
@@ -99,7 +102,7 @@ class DistlockEtcdAutoConfigurationTests {
                 .withPropertyValues(endpoints(), "distlock.key-prefix=boot-alone").withBean(Stock.class)
                 .run(context -> {
                     assertThat(context).hasSingleBean(StoreLockService.class).hasSingleBean(EtcdLockStore.class)
-                            .doesNotHaveBean(RedisLockStore.class);
+                            .doesNotHaveBean(InMemoryLockStore.class);
                     assertThat(context.getEnvironment().getProperty("distlock.store")).isNull();
                     // Keys are <distlock.key-prefix>/<name>/w/<request id>; the name is "stock:42".
                     Held held = context.getBean(Stock.class).deduct(42, () -> keysUnder("boot-alone/stock:42/w/"));
@@ -112,10 +115,10 @@ class DistlockEtcdAutoConfigurationTests {
     }
 
     @Test
-    void distlockStoreEtcdChoosesItWhenRedisIsOnTheClassPathToo() {
+    void distlockStoreEtcdChoosesItWhenAnotherStoreIsOnTheClassPathToo() {
         runner.withPropertyValues("distlock.store=etcd", endpoints(), "distlock.key-prefix=boot-chosen")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(EtcdLockStore.class).doesNotHaveBean(RedisLockStore.class);
+                    assertThat(context).hasSingleBean(EtcdLockStore.class).doesNotHaveBean(InMemoryLockStore.class);
                     assertThat(context.getBean(LockStore.class)).isInstanceOf(EtcdLockStore.class);
                     try (LockHandle handle = context.getBean(LockService.class).lock("orders:1")) {
                         assertThat(keysUnder("boot-chosen/orders:1/")).hasSize(1);
@@ -123,7 +126,7 @@ class DistlockEtcdAutoConfigurationTests {
                 });
         runner.withPropertyValues(endpoints()).run(context -> assertThat(context).hasFailed().getFailure()
                 .rootCause().hasMessageContaining("distlock.store").hasMessageContaining("etcd")
-                .hasMessageContaining("redis"));
+                .hasMessageContaining(AnotherStore.ID));
     }
 
     @Test
@@ -209,7 +212,6 @@ class DistlockEtcdAutoConfigurationTests {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DistlockEtcdAutoConfiguration.class,
                         DistlockAutoConfiguration.class))
-                .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
                 .withPropertyValues("distlock.etcd.username=", "distlock.etcd.password=").run(context -> {
                     EtcdLockStore store = context.getBean(EtcdLockStore.class);
                     assertThat(store.config().endpoints()).containsExactly("http://localhost:2379");

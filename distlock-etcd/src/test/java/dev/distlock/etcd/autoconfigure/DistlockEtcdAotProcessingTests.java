@@ -4,7 +4,6 @@ import java.lang.reflect.Constructor;
 
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.etcd.EtcdLockStore;
-import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.Test;
 
@@ -42,8 +41,8 @@ class DistlockEtcdAotProcessingTests {
     @Test
     void aheadOfTimeProcessingRegistersWhatTheEtcdStoreReachesByName() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DistlockRedisAutoConfiguration.class,
-                        DistlockEtcdAutoConfiguration.class, DistlockAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(DistlockEtcdAutoConfiguration.class,
+                        DistlockAutoConfiguration.class))
                 .withPropertyValues("distlock.store=etcd").prepare(context -> {
                     assertThat(context).hasNotFailed();
                     RuntimeHints hints = processAheadOfTime(

@@ -28,9 +28,7 @@ import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescripto
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -62,7 +60,6 @@ class DistlockEtcdAuthenticationTests {
                     DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class,
                     EndpointAutoConfiguration.class, HealthContributorRegistryAutoConfiguration.class,
                     HealthEndpointAutoConfiguration.class))
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
             .withPropertyValues("management.endpoint.health.show-details=always", "distlock.key-prefix=" + PREFIX,
                     // A new client's first call connects and authenticates (bcrypt on the server): room for a busy
                     // machine. A refusal is an answer, so it does not wait for this.

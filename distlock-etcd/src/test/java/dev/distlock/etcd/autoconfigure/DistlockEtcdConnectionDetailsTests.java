@@ -13,9 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,11 +25,10 @@ class DistlockEtcdConnectionDetailsTests {
 
     static EtcdTestCluster etcd;
 
-    /** An etcd application: jetcd on the class path, no Redis client. */
+    /** An etcd application: this module's class path, jetcd and no other store. */
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DistlockEtcdAutoConfiguration.class,
                     DistlockAutoConfiguration.class))
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
             // A new client's first call connects (and, first in the JVM, loads gRPC): room for a busy machine.
             .withPropertyValues("distlock.command-timeout=5s");
 

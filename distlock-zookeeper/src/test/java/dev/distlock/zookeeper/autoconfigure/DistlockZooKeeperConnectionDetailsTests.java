@@ -10,9 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,11 +23,10 @@ class DistlockZooKeeperConnectionDetailsTests {
 
     static TestingServer server;
 
-    /** A ZooKeeper application: Curator on the class path, no Redis client. */
+    /** A ZooKeeper application: this module's class path, Curator and no other store. */
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DistlockZooKeeperAutoConfiguration.class,
-                    DistlockAutoConfiguration.class))
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class));
+                    DistlockAutoConfiguration.class));
 
     @BeforeAll
     static void startZooKeeper() throws Exception {

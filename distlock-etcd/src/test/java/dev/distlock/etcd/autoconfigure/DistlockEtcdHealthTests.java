@@ -13,9 +13,7 @@ import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescripto
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +31,6 @@ class DistlockEtcdHealthTests {
                     DistlockAutoConfiguration.class, DistlockActuatorAutoConfiguration.class,
                     EndpointAutoConfiguration.class, HealthContributorRegistryAutoConfiguration.class,
                     HealthEndpointAutoConfiguration.class))
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
             // A new client's first call connects (and, first in the JVM, loads gRPC): room for a busy machine.
             .withPropertyValues("management.endpoint.health.show-details=always", "distlock.command-timeout=5s");
 
