@@ -1,6 +1,9 @@
 /**
- * What distlock's own tests share and applications never use (applications use {@code distlock-test}): a second
- * store "module" for the stores' store-selection tests ({@link dev.distlock.test.support.AnotherStore}).
+ * What distlock's own tests share and applications never use (applications use {@code distlock-test}): the store
+ * contract suite ({@link dev.distlock.test.support.LockStoreContractTests}, which every store passes),
+ * {@link dev.distlock.test.support.LockHistory} for fault tests, the fault tools
+ * ({@link dev.distlock.test.support.FaultProxy}, {@link dev.distlock.test.support.HolderJvm}), and a second store
+ * "module" for the stores' store-selection tests ({@link dev.distlock.test.support.AnotherStore}).
  */
 @NullMarked
 package dev.distlock.test.support;

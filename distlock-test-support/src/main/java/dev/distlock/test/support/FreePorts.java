@@ -1,4 +1,4 @@
-package dev.distlock.test;
+package dev.distlock.test.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.distlock.test;
+package dev.distlock.test.support;
 
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.spi.LockStore;

@@ -1,4 +1,4 @@
-package dev.distlock.test;
+package dev.distlock.test.support;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;
