@@ -57,11 +57,11 @@ public final class BenchmarkMain {
                         .split(",")).map(String::trim).toList(),
                 List.of(options.getOrDefault("workloads", String.join(",", Settings.ALL_WORKLOADS)).toUpperCase()
                         .split(",")),
-                Arrays.stream(options.getOrDefault("stores", String.join(",", Stores.ALL)).split(","))
+                Arrays.stream(options.getOrDefault("stores", String.join(",", Stores.all())).split(","))
                         .map(String::trim).toList());
         for (String id : settings.stores()) {
-            if (!Stores.ALL.contains(id)) {
-                throw new IllegalArgumentException("--stores: unknown '" + id + "', known: " + Stores.ALL);
+            if (!Stores.all().contains(id)) {
+                throw new IllegalArgumentException("--stores: unknown '" + id + "', known: " + Stores.all());
             }
         }
         for (String letter : settings.workloads()) {

@@ -126,7 +126,7 @@ final class Report {
                 + "`--quick` (short smoke run), `--contenders " + String.join(",", BenchmarkMain.allContenders().keySet())
                 + "`, `--workloads " + String.join(",", Settings.ALL_WORKLOADS) + "` (default: all), `--threads 1,8,64` "
                 + "(A), `--processes 2,3,4,8` (B2), `--footprint-names 100000` and `--footprint-lease 5` (H, seconds), "
-                + "`--stores " + String.join(",", Stores.ALL) + "` (S), `--out FILE`; K (the sample's flash sale) runs only "
+                + "`--stores " + String.join(",", Stores.all()) + "` (S), `--out FILE`; K (the sample's flash sale) runs only "
                 + "when named (`--workloads K`) and needs the sample's jar (`./mvnw -B -q -pl sample-app -am package "
                 + "-DskipTests`, or `--sample-jar PATH`).");
         line("");

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
-import dev.distlock.test.FaultProxy;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.FaultProxy;
+import dev.distlock.test.support.LockHistory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -8,7 +8,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 
 /**
- * A campaign node in a JVM of its own (a {@link dev.distlock.test.HolderJvm}): runs {@link LockLoop}s and a
+ * A campaign node in a JVM of its own (a {@link dev.distlock.test.support.HolderJvm}): runs {@link LockLoop}s and a
  * {@link LeadershipWorker} on a store given by a {@link StoreSpecs spec} and prints every event as a line starting with {@value #PREFIX}, which the test
  * JVM ({@link ChildNode}) turns into the history. Times are {@link System#nanoTime()}: on Linux it is
  * {@code CLOCK_MONOTONIC}, one clock for every process of the machine, so the test JVM can compare them with its

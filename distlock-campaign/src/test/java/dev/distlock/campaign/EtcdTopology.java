@@ -11,7 +11,7 @@ import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
 import dev.distlock.etcd.EtcdTestCluster;
-import dev.distlock.test.FaultProxy;
+import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
 
 /**

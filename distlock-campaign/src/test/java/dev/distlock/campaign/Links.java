@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
-import dev.distlock.test.FaultProxy;
+import dev.distlock.test.support.FaultProxy;
 
 /**
  * The network between the nodes and the servers of a topology: one {@link FaultProxy} per node and server, so that

@@ -15,7 +15,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
-import dev.distlock.test.FaultProxy;
+import dev.distlock.test.support.FaultProxy;
 import io.lettuce.core.internal.HostAndPort;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DnsResolvers;

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.test.FaultProxy;
+import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

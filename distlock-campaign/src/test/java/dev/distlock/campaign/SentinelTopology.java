@@ -10,7 +10,7 @@ import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
 import dev.distlock.embedded.RedisServerProcess;
-import dev.distlock.test.FaultProxy;
+import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
 
 /**

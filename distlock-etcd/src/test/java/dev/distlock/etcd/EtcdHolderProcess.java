@@ -8,7 +8,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
-import dev.distlock.test.HolderJvm;
+import dev.distlock.test.support.HolderJvm;
 
 /**
  * A separate JVM that takes a watchdog lock on etcd and holds it until it is killed; shows that a crashed holder

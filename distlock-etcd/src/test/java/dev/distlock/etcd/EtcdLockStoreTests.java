@@ -21,7 +21,7 @@ import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.StoreEvents;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

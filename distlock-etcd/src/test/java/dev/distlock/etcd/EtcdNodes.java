@@ -9,7 +9,7 @@ import java.util.Map;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
-import dev.distlock.test.CountingLockStore;
+import dev.distlock.test.support.CountingLockStore;
 
 /**
  * Application nodes for tests: each a lock service on an etcd store with a jetcd client of its own. Closes them all

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-import dev.distlock.test.FreePorts;
+import dev.distlock.test.support.FreePorts;
 import io.etcd.jetcd.Client;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;

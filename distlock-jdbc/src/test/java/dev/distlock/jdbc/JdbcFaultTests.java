@@ -22,7 +22,7 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.core.LockConfig;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.LockStoreContractTests;
+import dev.distlock.test.support.LockStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -11,8 +11,8 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener;
-import dev.distlock.test.HolderJvm;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.HolderJvm;
+import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

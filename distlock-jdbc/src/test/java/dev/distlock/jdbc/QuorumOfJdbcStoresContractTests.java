@@ -10,7 +10,7 @@ import dev.distlock.core.LockConfig;
 import dev.distlock.quorum.QuorumConfig;
 import dev.distlock.quorum.QuorumLockStore;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.LockStoreContractTests;
+import dev.distlock.test.support.LockStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

@@ -6,7 +6,7 @@ import dev.distlock.annotation.DistributedLock
 import dev.distlock.annotation.OnTimeout
 import dev.distlock.test.DistlockTest
 import dev.distlock.test.DistlockTestRedis
-import dev.distlock.test.LockHistory
+import dev.distlock.test.support.LockHistory
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.TimeoutCancellationException

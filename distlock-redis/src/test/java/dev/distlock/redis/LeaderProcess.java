@@ -20,7 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * A leadership candidate in a JVM of its own, started by {@link LeadershipFailoverTests} through
- * {@link dev.distlock.test.HolderJvm}: only separate processes show what a leader killed with SIGKILL does to the
+ * {@link dev.distlock.test.support.HolderJvm}: only separate processes show what a leader killed with SIGKILL does to the
  * election. Arguments: redis port, group, lease in ms.
  * <p>
  * It prints one line per event, flushed at once:

@@ -17,8 +17,8 @@ import java.util.function.Supplier;
 
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.test.HolderJvm;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.HolderJvm;
+import dev.distlock.test.support.LockHistory;
 import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Test;

@@ -7,8 +7,8 @@ import dev.distlock.LockOptions;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServersExtension;
-import dev.distlock.test.HolderJvm;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.HolderJvm;
+import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -19,7 +19,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.listener.CompositeLockListener;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -12,7 +12,7 @@ import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

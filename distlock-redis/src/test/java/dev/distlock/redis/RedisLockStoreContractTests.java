@@ -5,7 +5,7 @@ import java.time.Duration;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.LockStoreContractTests;
+import dev.distlock.test.support.LockStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;

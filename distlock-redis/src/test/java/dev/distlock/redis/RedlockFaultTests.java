@@ -25,7 +25,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerGroup;
 import dev.distlock.embedded.RedisTopologies;
 import dev.distlock.listener.CompositeLockListener;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

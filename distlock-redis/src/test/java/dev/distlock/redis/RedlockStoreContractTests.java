@@ -6,7 +6,7 @@ import java.util.List;
 import dev.distlock.embedded.RedisServerGroup;
 import dev.distlock.embedded.RedisTopologies;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.LockStoreContractTests;
+import dev.distlock.test.support.LockStoreContractTests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -5,7 +5,7 @@ import dev.distlock.autoconfigure.DistlockMetricsAutoConfiguration;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.embedded.RedisSentinelTopology;
 import dev.distlock.listener.LockListener;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 

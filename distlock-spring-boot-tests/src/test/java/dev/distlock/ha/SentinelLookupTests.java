@@ -16,7 +16,7 @@ import dev.distlock.embedded.RedisAddress;
 import dev.distlock.embedded.RedisSentinelTopology;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisTopologies;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

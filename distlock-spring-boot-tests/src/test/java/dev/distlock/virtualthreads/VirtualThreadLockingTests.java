@@ -17,7 +17,7 @@ import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.test.DistlockTest;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.LockHistory;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;

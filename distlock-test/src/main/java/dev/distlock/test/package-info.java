@@ -1,9 +1,8 @@
 /**
- * Test support for distlock. For applications: {@link dev.distlock.test.InMemoryLockService} (the real engine in
- * memory, for unit and slice tests) with {@link dev.distlock.test.DistlockAssertions}, and
- * {@link dev.distlock.test.DistlockTest @DistlockTest} (an embedded Redis for integration tests). For lock stores:
- * {@link dev.distlock.test.LockStoreContractTests}, which every store passes, and {@link dev.distlock.test.LockHistory}
- * for fault tests.
+ * Test support for applications that use distlock: {@link dev.distlock.test.InMemoryLockService} (the real engine
+ * in memory, for unit and slice tests) with {@link dev.distlock.test.DistlockAssertions}, and
+ * {@link dev.distlock.test.DistlockTest @DistlockTest} (an embedded Redis for integration tests). What distlock's own
+ * tests share (the store contract suite, LockHistory, the fault tools) is in the unpublished distlock-test-support.
  */
 @NullMarked
 package dev.distlock.test;

@@ -22,6 +22,7 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.core.LockConfig;
 import dev.distlock.memory.InMemoryLockStore;
+import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -5,8 +5,8 @@ import java.time.Duration;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.test.HolderJvm;
-import dev.distlock.test.LockHistory;
+import dev.distlock.test.support.HolderJvm;
+import dev.distlock.test.support.LockHistory;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 

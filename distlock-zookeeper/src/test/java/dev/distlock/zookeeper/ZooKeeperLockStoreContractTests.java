@@ -3,7 +3,7 @@ package dev.distlock.zookeeper;
 import java.time.Duration;
 
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.LockStoreContractTests;
+import dev.distlock.test.support.LockStoreContractTests;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;

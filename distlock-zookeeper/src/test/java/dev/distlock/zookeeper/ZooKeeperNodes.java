@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
-import dev.distlock.test.CountingLockStore;
+import dev.distlock.test.support.CountingLockStore;
 
 /**
  * Application nodes for tests: each a lock service on a ZooKeeper store with a Curator client (and session) of its

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The JDBC store's server for CI, run by .ci/run (which runs every */ci/install.sh it finds) with apt_install
+# defined: distlock-jdbc's PostgreSQL tests start their own server from Debian's binaries (PostgresTestServer, in a
+# temporary directory, on a free port) and skip, saying so, without them. H2 needs nothing.
+set -uo pipefail
+
+installed() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
+
+installed || apt_install postgresql
+if installed; then
+    echo "PostgreSQL binaries found: the distlock-jdbc PostgreSQL tests run"
+else
+    echo "PostgreSQL could not be installed: the distlock-jdbc PostgreSQL tests will be skipped"
+fi
