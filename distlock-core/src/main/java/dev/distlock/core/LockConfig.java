@@ -8,8 +8,6 @@ import dev.distlock.LockException;
 import dev.distlock.OnLeaseLost;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
-
 /**
  * Settings of the store-neutral engine, validated in the constructor: a bad value fails with a message naming the
  * {@code distlock.*} property it is bound from.
@@ -27,12 +25,9 @@ import org.springframework.boot.convert.DurationStyle;
 public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost, int localHandOffMaxCount,
         Duration localHandOffMaxTime, Duration commandTimeout) {
 
-    private static final LockConfig DEFAULTS = new LockConfig(DurationStyle.detectAndParse(LockDefaults.WAIT_TIME),
-            DurationStyle.detectAndParse(LockDefaults.LEASE_TIME), OnLeaseLost.valueOf(
-                    LockDefaults.ON_LEASE_LOST.toUpperCase(java.util.Locale.ROOT)),
-            Integer.parseInt(LockDefaults.LOCAL_HAND_OFF_MAX_COUNT),
-            DurationStyle.detectAndParse(LockDefaults.LOCAL_HAND_OFF_MAX_TIME),
-            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
+    private static final LockConfig DEFAULTS = new LockConfig(LockDefaults.WAIT_TIME, LockDefaults.LEASE_TIME,
+            LockDefaults.ON_LEASE_LOST, LockDefaults.LOCAL_HAND_OFF_MAX_COUNT, LockDefaults.LOCAL_HAND_OFF_MAX_TIME,
+            LockDefaults.COMMAND_TIMEOUT);
 
     /**
      * Validates the settings.

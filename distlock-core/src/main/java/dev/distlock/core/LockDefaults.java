@@ -1,9 +1,16 @@
 package dev.distlock.core;
 
+import java.time.Duration;
+
+import dev.distlock.OnLeaseLost;
+
 /**
  * The defaults of the engine's {@code distlock.*} settings, read by {@link LockConfig}, by the configuration
  * properties and, for the settings every store shares ({@code distlock.key-prefix}, {@code distlock.command-timeout}),
  * by the stores' configuration records. Each store's own settings have their defaults in its configuration record.
+ * <p>
+ * Typed values, so that the engine needs no parser of Spring Boot's duration format. The Spring Boot binding repeats
+ * them as text, where {@code @DefaultValue} needs a constant string, and a test there checks that both agree.
  */
 public final class LockDefaults {
 
@@ -11,22 +18,22 @@ public final class LockDefaults {
     public static final String KEY_PREFIX = "distlock";
 
     /** {@code distlock.wait-time}. */
-    public static final String WAIT_TIME = "3s";
+    public static final Duration WAIT_TIME = Duration.ofSeconds(3);
 
     /** {@code distlock.lease-time}. */
-    public static final String LEASE_TIME = "30s";
+    public static final Duration LEASE_TIME = Duration.ofSeconds(30);
 
     /** {@code distlock.on-lease-lost}. */
-    public static final String ON_LEASE_LOST = "log";
+    public static final OnLeaseLost ON_LEASE_LOST = OnLeaseLost.LOG;
 
     /** {@code distlock.local-hand-off.max-count}. */
-    public static final String LOCAL_HAND_OFF_MAX_COUNT = "100";
+    public static final int LOCAL_HAND_OFF_MAX_COUNT = 100;
 
     /** {@code distlock.local-hand-off.max-time}. */
-    public static final String LOCAL_HAND_OFF_MAX_TIME = "5ms";
+    public static final Duration LOCAL_HAND_OFF_MAX_TIME = Duration.ofMillis(5);
 
     /** {@code distlock.command-timeout}. */
-    public static final String COMMAND_TIMEOUT = "2s";
+    public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
     private LockDefaults() {
     }

@@ -8,8 +8,6 @@ import dev.distlock.InvalidPropertyException;
 import dev.distlock.core.LockDefaults;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
-
 /**
  * Settings of the {@link EtcdLockStore}, validated in the constructor; messages name the {@code distlock.*}
  * property each setting is bound from, so a bad value fails start-up with the property at fault.
@@ -29,7 +27,7 @@ public record EtcdLockConfig(List<String> endpoints, @Nullable String username, 
     public static final String DEFAULT_ENDPOINTS = "http://localhost:2379";
 
     private static final EtcdLockConfig DEFAULTS = new EtcdLockConfig(List.of(DEFAULT_ENDPOINTS), null, null,
-            LockDefaults.KEY_PREFIX, DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
+            LockDefaults.KEY_PREFIX, LockDefaults.COMMAND_TIMEOUT);
 
     /**
      * Validates the settings and copies the endpoints.

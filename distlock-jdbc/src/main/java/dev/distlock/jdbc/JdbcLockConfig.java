@@ -7,8 +7,6 @@ import dev.distlock.InvalidPropertyException;
 import dev.distlock.core.LockDefaults;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
-
 /**
  * Settings of the {@link JdbcLockStore}, validated in the constructor; messages name the {@code distlock.*}
  * property each setting is bound from, so a bad value fails start-up with the property at fault.
@@ -37,7 +35,7 @@ public record JdbcLockConfig(String tableName, Duration commandTimeout, Duration
     public static final String DEFAULT_TABLE_NAME = "distlock_lock";
 
     private static final JdbcLockConfig DEFAULTS = new JdbcLockConfig(DEFAULT_TABLE_NAME,
-            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
+            LockDefaults.COMMAND_TIMEOUT);
 
     /**
      * Settings with the {@link #defaultRowRetention(Duration) default row retention}.

@@ -31,7 +31,7 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
     public static final String DEFAULT_REPLICATION_TIMEOUT = "1s";
 
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
-            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT), MinReplicas.parse(DEFAULT_MIN_REPLICAS),
+            LockDefaults.COMMAND_TIMEOUT, MinReplicas.parse(DEFAULT_MIN_REPLICAS),
             DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT));
 
     /**

@@ -15,7 +15,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -78,7 +77,7 @@ public class DistlockActuatorAutoConfiguration {
     static class DistlockHealthConfiguration {
 
         /** Used when {@code distlock.*} is not bound (the engine was configured by hand). */
-        private static final Duration DEFAULT_TIMEOUT = DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT);
+        private static final Duration DEFAULT_TIMEOUT = LockDefaults.COMMAND_TIMEOUT;
 
         @Configuration(proxyBeanMethods = false)
         @ConditionalOnEnabledHealthIndicator("distlock")

@@ -38,10 +38,11 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
  * and a start-up check of every annotated bean method. Active unless {@code distlock.enabled=false}, in which case
  * annotated methods run without locking. An application with annotated methods but no {@link LockService} (no
  * usable lock store) fails start-up saying why: locking is never silently off. Every bean backs off when the
- * application defines its own.
+ * application defines its own. Needs {@code distlock-annotation} (which the starters bring) and Spring AOP on the
+ * class path.
  */
 @AutoConfiguration(after = DistlockAutoConfiguration.class)
-@ConditionalOnClass(Advisor.class)
+@ConditionalOnClass({ Advisor.class, DistributedLockInterceptor.class })
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @Import(DistlockAnnotationAutoConfiguration.AutoProxyRegistrar.class)
 public class DistlockAnnotationAutoConfiguration {

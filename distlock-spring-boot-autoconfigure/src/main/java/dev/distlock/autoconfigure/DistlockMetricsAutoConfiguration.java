@@ -22,7 +22,8 @@ import org.springframework.context.annotation.Configuration;
  * {@link ObservationRegistry} bean exists: one span per acquisition and per hold. The meters the observation
  * handler would derive from those observations are denied, since the metrics above already cover them.</li>
  * </ul>
- * Without Micrometer, or without a registry, nothing is registered and the engine runs with no listener.
+ * Without Micrometer or {@code distlock-micrometer} on the class path, or without a registry, nothing is registered
+ * and the engine runs with no listener.
  * Ordered after Spring Boot's metrics and observation auto-configurations (so the registries are known) and
  * before {@link DistlockAutoConfiguration} (so the engine is configured with these listeners).
  */
@@ -31,7 +32,7 @@ import org.springframework.context.annotation.Configuration;
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
         "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
-@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnClass({ MeterRegistry.class, MicrometerLockListener.class })
 public class DistlockMetricsAutoConfiguration {
 
     /**

@@ -18,7 +18,7 @@ import org.springframework.core.Ordered;
  * Configuration of distlock ({@code distlock.*}) that every store shares: the engine's settings and the choice of
  * store. Each store module binds its own settings ({@code distlock.jdbc.*}, for example) with properties of its
  * own. Immutable, validated when bound: an invalid value fails application start-up with a message naming the
- * property. Every default comes from {@link LockDefaults}.
+ * property. Every engine default is the one of {@link LockDefaults}.
  *
  * @param enabled Whether locking is on. When false, annotated methods run without locking and no store is used.
  * @param keyPrefix Namespace of every key, row or node distlock writes (Redis keys start with this prefix and a
@@ -44,10 +44,10 @@ import org.springframework.core.Ordered;
 public record DistlockProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue(LockDefaults.KEY_PREFIX) String keyPrefix,
-        @DefaultValue(LockDefaults.WAIT_TIME) Duration waitTime,
-        @DefaultValue(LockDefaults.LEASE_TIME) Duration leaseTime,
-        @DefaultValue(LockDefaults.ON_LEASE_LOST) OnLeaseLost onLeaseLost,
-        @DefaultValue(LockDefaults.COMMAND_TIMEOUT) Duration commandTimeout,
+        @DefaultValue(PropertyDefaults.WAIT_TIME) Duration waitTime,
+        @DefaultValue(PropertyDefaults.LEASE_TIME) Duration leaseTime,
+        @DefaultValue(PropertyDefaults.ON_LEASE_LOST) OnLeaseLost onLeaseLost,
+        @DefaultValue(PropertyDefaults.COMMAND_TIMEOUT) Duration commandTimeout,
         @DefaultValue("" + DistlockProperties.DEFAULT_ASPECT_ORDER) int aspectOrder,
         @Nullable String store,
         @DefaultValue LocalHandOff localHandOff,
@@ -143,7 +143,7 @@ public record DistlockProperties(
      *        their turn. 0 turns local hand-off off.
      * @param maxTime How long a streak of local hand-offs may last before the lock goes back to the store.
      */
-    public record LocalHandOff(@DefaultValue(LockDefaults.LOCAL_HAND_OFF_MAX_COUNT) int maxCount,
-            @DefaultValue(LockDefaults.LOCAL_HAND_OFF_MAX_TIME) Duration maxTime) {
+    public record LocalHandOff(@DefaultValue(PropertyDefaults.LOCAL_HAND_OFF_MAX_COUNT) int maxCount,
+            @DefaultValue(PropertyDefaults.LOCAL_HAND_OFF_MAX_TIME) Duration maxTime) {
     }
 }

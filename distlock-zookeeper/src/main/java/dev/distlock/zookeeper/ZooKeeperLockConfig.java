@@ -34,7 +34,7 @@ public record ZooKeeperLockConfig(String connectString, String basePath, Duratio
     private static final ZooKeeperLockConfig DEFAULTS = new ZooKeeperLockConfig(
             DEFAULT_CONNECT_STRING, DEFAULT_BASE_PATH,
             DurationStyle.detectAndParse(DEFAULT_SESSION_TIMEOUT),
-            DurationStyle.detectAndParse(LockDefaults.COMMAND_TIMEOUT));
+            LockDefaults.COMMAND_TIMEOUT);
 
     /**
      * Validates the settings.
