@@ -111,9 +111,9 @@ final class StoreAcquirer {
                         entry.startStreak();
                         return LeaseHandle.first(service, lease);
                     }
-                    // The answer came after the lease it granted could have ended in the store (a slow link, still
-                    // within the command timeout): another node may hold the name by now, with a higher token. Not a
-                    // lock: ask again, at once, while the wait lasts (found by the fault campaign on PostgreSQL).
+                    // The answer was taken after the lease it granted could have ended in the store (this JVM was
+                    // paused, or the answer was slow within the command timeout): another node may hold the name by
+                    // now, with a higher token. Not a lock: ask again while the wait lasts (fault campaign, PostgreSQL).
                     log.info("Lock '{}': the store's grant came {} ms after the request was sent, past the lease of"
                             + " {} ms; asking again", request.name(), (System.nanoTime() - sent) / 1_000_000L,
                             request.leaseTime().toMillis());

@@ -27,10 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A grant whose answer comes back after the lease it granted could have ended in the store (a slow or delayed link,
- * still within the command timeout) is not a lock: another node may hold the name already. Found by the 10-minute
- * fault campaign on PostgreSQL (seed 20261128): a leader was told {@code granted} 2.8 s after its acquire was sent, on
- * a 2 s lease that another node had taken over, with a token below that node's. The engine now drops such a grant and
+ * A grant whose answer is taken after the lease it granted could have ended in the store (a slow answer within the
+ * command timeout, or a JVM paused by GC or SIGSTOP, whose command timeout does not fire while it is frozen) is not a
+ * lock: another node may hold the name already. Found by the 10-minute fault campaign on
+ * PostgreSQL (seed 20261128): a frozen leader was told {@code granted} 2.8 s after its acquire was sent, on a 2 s
+ * lease that another node had taken over, with a token below that node's. The engine now drops such a grant and
  * asks again, so a caller never gets a handle, and a candidate never a term, that is not held.
  */
 class LateGrantTests {
