@@ -334,17 +334,23 @@ public abstract class LockStoreContractTests {
         StoreLockService b = node();
         LeadershipLog log = new LeadershipLog();
         Leadership first = a.campaign("jobs", log.listener("a"));
-        await().atMost(Duration.ofSeconds(10)).until(first::isLeader);
+        // isLeader() is true before the listener's granted runs (on a thread of its own), and a term that ends before
+        // its granted started tells neither call: so each step waits for the call it expects before ending the term.
+        await().atMost(Duration.ofSeconds(10)).until(() -> log.events().size() == 1);
+        assertThat(first.isLeader()).isTrue();
         Leadership second = b.campaign("jobs", log.listener("b"));
         long firstToken = first.lease().orElseThrow().fencingToken();
         assertThat(a.leaderOf()).containsExactly("jobs");
         first.yieldLeadership();
-        await().atMost(Duration.ofSeconds(20)).until(second::isLeader);
+        await().atMost(Duration.ofSeconds(20)).until(() -> log.events().size() == 3);
+        assertThat(second.isLeader()).isTrue();
         assertThat(second.lease().orElseThrow().fencingToken()).as("the lease fences").isGreaterThan(firstToken);
         assertThat(b.leaderOf()).containsExactly("jobs");
         second.close();
         assertThat(second.isLeader()).isFalse();
-        await("the first candidate campaigned again").atMost(Duration.ofSeconds(20)).until(first::isLeader);
+        await("the first candidate campaigned again").atMost(Duration.ofSeconds(20))
+                .until(() -> log.events().size() == 5);
+        assertThat(first.isLeader()).isTrue();
         first.close();
         assertThat(a.leaderOf()).isEmpty();
         assertThat(log.events()).containsExactly("a granted", "a revoked", "b granted", "b revoked", "a granted",
