@@ -1,8 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -13,7 +10,6 @@ import java.util.concurrent.CompletionStage;
 import javax.sql.DataSource;
 
 import dev.distlock.LockUnavailableException;
-import dev.distlock.spi.LockMode;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -28,8 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The relational-database {@link LockStore}: one row per lock name in one table (see {@link LockSql}), on the
- * application's {@link DataSource}. PostgreSQL and H2.
+ * The relational-database {@link LockStore}: one row per lock name in one table, on the application's
+ * {@link DataSource}, kept by the record template ({@link RowTemplate}) in the database's dialect ({@link RowDialect}:
+ * PostgreSQL and H2). This class answers the store SPI on its call threads.
  * <ul>
  * <li>An attempt is one statement that takes a free or expired row (or inserts the row of a new name) for the
  * request's owner token, with a lease ending at the database's {@code CURRENT_TIMESTAMP} plus the lease time and a
@@ -80,17 +77,11 @@ public class JdbcLockStore implements LockStore {
 
     private final JdbcLockConfig config;
 
-    private final JdbcStatements statements;
+    private final RowTemplate rows;
 
     private final ConnectionCalls calls;
 
     private final RowSweeper sweeper;
-
-    private final PermitTransactions permits;
-
-    private final RowRenewals renewals;
-
-    private final RowAcquires acquires;
 
     /**
      * @param dataSource the application's data source; each call takes a connection for itself and returns it
@@ -99,12 +90,9 @@ public class JdbcLockStore implements LockStore {
     public JdbcLockStore(DataSource dataSource, JdbcLockConfig config) {
         this.dataSource = dataSource;
         this.config = config;
-        this.statements = new JdbcStatements(config);
+        this.rows = new RowTemplate(config);
         this.calls = new ConnectionCalls(dataSource, config.commandTimeout());
         this.sweeper = new RowSweeper(this::deleteExpiredRows, config.rowRetention());
-        this.permits = new PermitTransactions(statements);
-        this.renewals = new RowRenewals(statements, config.tableName());
-        this.acquires = new RowAcquires(statements, permits);
     }
 
     /** Leases expire; tokens come from a counter kept in the row; permits in the lock table ({@link PermitRows}). */
@@ -141,16 +129,8 @@ public class JdbcLockStore implements LockStore {
      */
     int deleteExpiredRows(int batch) {
         long retentionMillis = config.rowRetention().toMillis();
-        return calls.run("delete expired lock rows", connection -> {
-            LockSql sql = statements.sql(connection);
-            try (PreparedStatement statement = statements.prepare(connection, sql.deleteExpired())) {
-                sql.bindDeleteExpired(statement, retentionMillis, batch);
-                return statement.executeUpdate();
-            }
-            catch (SQLException ex) {
-                throw SqlErrors.explain(ex, config.tableName());
-            }
-        });
+        return calls.run("delete expired lock rows",
+                connection -> rows.deleteExpired(connection, retentionMillis, batch));
     }
 
     /** @return the rows one sweep deleted (for tests: sweeps also run on their own once started) */
@@ -164,18 +144,8 @@ public class JdbcLockStore implements LockStore {
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        return calls.submit("acquire lock '" + request.name() + "'", connection -> {
-            try {
-                return acquires.take(connection, statements.sql(connection), request);
-            }
-            catch (SQLException ex) {
-                if (SqlErrors.isContention(ex)) {
-                    // another caller took the row at the same moment: as good as busy
-                    return PermitTransactions.BUSY;
-                }
-                throw SqlErrors.explain(ex, config.tableName());
-            }
-        }).thenCompose(outcome -> RowAcquires.answer(outcome, request, waiting));
+        return calls.submit("acquire lock '" + request.name() + "'", connection -> rows.acquire(connection, request))
+                .thenCompose(outcome -> RowAcquires.answer(outcome, request, waiting));
     }
 
     /**
@@ -188,44 +158,15 @@ public class JdbcLockStore implements LockStore {
             return CompletableFuture.completedFuture(null); // never attempted: nothing to undo
         }
         return calls.submit("cancel a request for lock '" + request.name() + "'",
-                connection -> release(connection, request, 0)).thenApply(rows -> null);
+                connection -> rows.release(connection, request, 0)).thenApply(released -> null);
     }
 
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
         return calls.submit("release lock '" + request.name() + "'",
-                connection -> release(connection, request, lease.fencingToken()) == 1
+                connection -> rows.release(connection, request, lease.fencingToken()) == 1
                         ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
-    }
-
-    /**
-     * @param fencingToken the released lease's token, kept by the row when higher than its own (see
-     *        {@link LockSql#release()}); 0 for an undo, whose grant nobody used
-     */
-    private int release(Connection connection, LockRequest request, long fencingToken) throws SQLException {
-        if (request.mode() instanceof LockMode.Permits) {
-            // The slot row keeps its token, the name row counts them: the released token needs no keeping.
-            try (PreparedStatement statement = statements.prepare(connection,
-                    statements.sql(connection).releasePermit())) {
-                statement.setArray(1, PermitTransactions.keys(connection, request.name(), request.permits()));
-                statement.setString(2, request.ownerToken());
-                return statement.executeUpdate();
-            }
-            catch (SQLException ex) {
-                throw SqlErrors.explain(ex, config.tableName());
-            }
-        }
-        try (PreparedStatement statement = statements.prepare(connection,
-                statements.sql(connection).release())) {
-            statement.setLong(1, fencingToken);
-            statement.setString(2, request.name());
-            statement.setString(3, request.ownerToken());
-            return statement.executeUpdate();
-        }
-        catch (SQLException ex) {
-            throw SqlErrors.explain(ex, config.tableName());
-        }
     }
 
     @Override
@@ -233,14 +174,8 @@ public class JdbcLockStore implements LockStore {
         if (!PermitRows.storable(name)) {
             return CompletableFuture.completedFuture(false); // a name no attempt could have stored
         }
-        return calls.submit("force the release of lock '" + name + "'", connection -> {
-            try {
-                return permits.forceRelease(connection, statements.sql(connection), name);
-            }
-            catch (SQLException ex) {
-                throw SqlErrors.explain(ex, config.tableName());
-            }
-        });
+        return calls.submit("force the release of lock '" + name + "'",
+                connection -> rows.forceRelease(connection, name));
     }
 
     @Override
@@ -248,7 +183,7 @@ public class JdbcLockStore implements LockStore {
         List<Lease> ordered = new ArrayList<>(leases);
         ordered.sort(ROW_ORDER);
         return calls.submit("renew " + leases.size() + " leases", connection -> {
-            int[] counts = renewals.renew(connection, statements.sql(connection), ordered);
+            int[] counts = rows.renew(connection, ordered);
             Map<Lease, RenewalResult> outcome = new LinkedHashMap<>();
             for (int i = 0; i < ordered.size(); i++) {
                 outcome.put(ordered.get(i), counts[i] == 1 ? RenewalResult.RENEWED : RenewalResult.LOST);
@@ -269,13 +204,7 @@ public class JdbcLockStore implements LockStore {
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("database", connection.getMetaData().getDatabaseProductName() + " "
                     + connection.getMetaData().getDatabaseProductVersion());
-            try (PreparedStatement statement = statements.prepare(connection,
-                    statements.sql(connection).health())) {
-                statement.executeQuery().close();
-            }
-            catch (SQLException ex) {
-                throw SqlErrors.explain(ex, config.tableName());
-            }
+            rows.check(connection);
             details.put("table", config.tableName());
             details.put("queryMillis", (System.nanoTime() - start) / 1_000_000);
             return new StoreHealth(true, details);

@@ -11,10 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The statements of a {@link JdbcLockStore}: its SQL, chosen once the first connection told which database this is,
- * and every statement prepared with the command timeout as its query timeout.
+ * The statements of a {@link JdbcLockStore}: its SQL, in the {@link RowDialect} of the database the first connection
+ * names (by {@link java.sql.DatabaseMetaData#getDatabaseProductName()}), and every statement prepared with the
+ * command timeout as its query timeout.
  */
-final class JdbcStatements implements PermitTransactions.Statements {
+final class JdbcStatements implements StatementPreparer {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
 
@@ -23,7 +24,7 @@ final class JdbcStatements implements PermitTransactions.Statements {
     /** {@link java.sql.Statement#setQueryTimeout} of every statement: the command timeout in whole seconds. */
     private final int queryTimeoutSeconds;
 
-    private volatile @Nullable LockSql sql;
+    private volatile @Nullable RowSql sql;
 
     JdbcStatements(JdbcLockConfig config) {
         this.config = config;
@@ -44,13 +45,16 @@ final class JdbcStatements implements PermitTransactions.Statements {
         return statement;
     }
 
-    /** The statements, made once the first connection told which database this is. */
-    LockSql sql(Connection connection) throws SQLException {
-        LockSql known = sql;
+    /**
+     * @return the statements, made once the first connection told which database this is
+     * @throws LockUnavailableException for a database without a dialect
+     */
+    RowSql sql(Connection connection) throws SQLException {
+        RowSql known = sql;
         if (known == null) {
             String product = connection.getMetaData().getDatabaseProductName();
             try {
-                known = new LockSql(config.tableName(), LockSql.Dialect.of(product));
+                known = RowSql.of(config.tableName(), RowDialect.of(product));
             }
             catch (IllegalStateException ex) {
                 log.error("{}: locks cannot be taken in this database", ex.getMessage());

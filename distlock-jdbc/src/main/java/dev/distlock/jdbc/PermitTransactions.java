@@ -1,24 +1,23 @@
 package dev.distlock.jdbc;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalInt;
 
+import dev.distlock.jdbc.PermitRowReads.NameRow;
+import dev.distlock.jdbc.PermitRowReads.Slot;
 import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The work on a name used with permits that spans several rows ({@link PermitRows}), each one short transaction
  * that first locks the name's row: a grant of a permit, a lock taking over a name whose permit holders are all gone,
- * and a forced release (of a lock too, which must not free a row that a grant marks meanwhile). Locking the name row first makes the grants of one name follow each other across nodes, so
- * that counting the live slot rows and taking one is atomic, and the next token, read from the name row under its
- * lock, is above every earlier one even for two grants in the same microsecond of the database clock.
+ * and a forced release (of a lock too, which must not free a row that a grant marks meanwhile). Locking the name row
+ * first makes the grants of one name follow each other across nodes, so that counting the live slot rows and taking
+ * one is atomic, and the next token, read from the name row under its lock, is above every earlier one even for two
+ * grants in the same microsecond of the database clock.
  * <p>
  * What the transaction does not see coming is harmless: a release only frees a slot row (one more grant may wait for
  * a later attempt), a renewal of a permit locks the name row itself first, and the row sweep deletes only slot rows
@@ -26,64 +25,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class PermitTransactions {
 
-    /** Prepares a statement with the store's query timeout. */
-    @FunctionalInterface
-    interface Statements {
+    private final StatementPreparer statements;
 
-        /**
-         * @param connection the connection
-         * @param sql the statement
-         * @return the prepared statement, bounded by the command timeout
-         * @throws SQLException when the driver fails
-         */
-        PreparedStatement prepare(Connection connection, String sql) throws SQLException;
-    }
-
-    /** What an attempt found. */
-    sealed interface Outcome {
-    }
-
-    /**
-     * The request holds the name (or one of its permits) now.
-     *
-     * @param fencingToken the holder's token
-     */
-    record Granted(long fencingToken) implements Outcome {
-    }
-
-    /** Held by others as much as the request allows: try again later. */
-    record Busy() implements Outcome {
-    }
-
-    /**
-     * Held with another number of permits than the request's: an error for the caller.
-     *
-     * @param permits the holders' permits, 1 for a lock
-     */
-    record HeldWithOtherPermits(int permits) implements Outcome {
-    }
-
-    /** The one busy outcome. */
-    static final Outcome BUSY = new Busy();
-
-    /** The name row as locked: who holds it, its last token, and the database clock then. */
-    private record NameRow(@Nullable String owner, long lastToken, boolean live, long clockMicros) {
-
-        /** @return the next token: above the last, and at least the clock (so above a swept row's) */
-        long nextToken() {
-            return Math.max(lastToken + 1, clockMicros);
-        }
-    }
-
-    /** One slot row as read. */
-    private record Slot(@Nullable String owner, long fencingToken, boolean live) {
-    }
-
-    private final Statements statements;
+    private final PermitRowReads reads;
 
     /** @param statements how statements are prepared */
-    PermitTransactions(Statements statements) {
+    PermitTransactions(StatementPreparer statements) {
         this.statements = statements;
+        this.reads = new PermitRowReads(statements);
     }
 
     /**
@@ -92,33 +41,34 @@ final class PermitTransactions {
      *
      * @return granted, busy, or held with other permits (then nothing changed)
      */
-    Outcome acquire(Connection connection, LockSql sql, LockRequest request) throws SQLException {
-        return inTransaction(connection, () -> {
-            NameRow row = lockNameRow(connection, sql, request.name());
+    Outcome acquire(Connection connection, RowSql sql, LockRequest request) throws SQLException {
+        return Transactions.inTransaction(connection, () -> {
+            NameRow row = reads.lockNameRow(connection, sql, request.name());
             if (row == null) {
                 if (!(request.mode() instanceof LockMode.Permits)) {
-                    return BUSY; // the row went since the lock's statement saw it: that statement inserts it again
+                    return Outcome.BUSY; // the row went since the lock's statement saw it: that one inserts it again
                 }
                 insertRow(connection, sql, request.name(), PermitRows.marker(request.permits()), 0, 0);
-                row = lockNameRow(connection, sql, request.name());
+                row = reads.lockNameRow(connection, sql, request.name());
                 if (row == null) {
-                    return BUSY;
+                    return Outcome.BUSY;
                 }
             }
             OptionalInt marked = PermitRows.permitsOf(row.owner());
             if (marked.isPresent()) {
                 int permits = marked.getAsInt();
-                if (permits != request.permits() && anyLive(readSlots(connection, sql, request.name(), permits))) {
-                    return new HeldWithOtherPermits(permits);
+                if (permits != request.permits()
+                        && PermitRowReads.anyLive(reads.slots(connection, sql, request.name(), permits))) {
+                    return new Outcome.HeldWithOtherPermits(permits);
                 }
                 // Every holder of the marker is gone (or the request's permits are the marker's): either kind
                 // of request may use the name.
             }
             else if (!(request.mode() instanceof LockMode.Permits)) {
-                return BUSY; // a lock's row again (freed, or taken meanwhile): the lock's statement decides
+                return Outcome.BUSY; // a lock's row again (freed, or taken meanwhile): the lock's statement decides
             }
             else if (row.owner() != null && row.live()) {
-                return new HeldWithOtherPermits(1);
+                return new Outcome.HeldWithOtherPermits(1);
             }
             return request.mode() instanceof LockMode.Permits ? grantPermit(connection, sql, request, row)
                     : takeOver(connection, sql, request, row);
@@ -126,24 +76,24 @@ final class PermitTransactions {
     }
 
     /** A lock takes the name row of a name whose permit holders are all gone. */
-    private Outcome takeOver(Connection connection, LockSql sql, LockRequest request, NameRow row)
+    private Outcome takeOver(Connection connection, RowSql sql, LockRequest request, NameRow row)
             throws SQLException {
         long token = row.nextToken();
-        try (PreparedStatement take = statements.prepare(connection, sql.takeNameRow())) {
+        try (PreparedStatement take = statements.prepare(connection, sql.permits().takeNameRow())) {
             take.setString(1, request.ownerToken());
             take.setLong(2, token);
             take.setLong(3, request.leaseMillis());
             take.setString(4, request.name());
             take.executeUpdate();
         }
-        return new Granted(token);
+        return new Outcome.Granted(token);
     }
 
     /** A permit: the request's own slot again, or a free or expired one while fewer than the permits are live. */
-    private Outcome grantPermit(Connection connection, LockSql sql, LockRequest request, NameRow row)
+    private Outcome grantPermit(Connection connection, RowSql sql, LockRequest request, NameRow row)
             throws SQLException {
         String[] keys = PermitRows.slots(request.name(), request.permits());
-        Map<String, Slot> slots = readSlots(connection, sql, request.name(), request.permits());
+        Map<String, Slot> slots = reads.slots(connection, sql, request.name(), request.permits());
         String marker = PermitRows.marker(request.permits());
         int live = 0;
         for (String key : keys) {
@@ -153,13 +103,13 @@ final class PermitTransactions {
                     // A repeated attempt of a holder (its answer was lost): the same token, the lease from now.
                     renewSlot(connection, sql, request, key);
                     markNameRow(connection, sql, request, marker, row.lastToken());
-                    return new Granted(slot.fencingToken());
+                    return new Outcome.Granted(slot.fencingToken());
                 }
                 live++;
             }
         }
         if (live >= request.permits()) {
-            return BUSY;
+            return Outcome.BUSY;
         }
         long token = row.nextToken();
         for (String key : keys) {
@@ -171,9 +121,9 @@ final class PermitTransactions {
                 continue; // held, or renewed or swept since it was read: another one
             }
             markNameRow(connection, sql, request, marker, token);
-            return new Granted(token);
+            return new Outcome.Granted(token);
         }
-        return BUSY;
+        return Outcome.BUSY;
     }
 
     /**
@@ -184,22 +134,22 @@ final class PermitTransactions {
      *
      * @return true when somebody held the name
      */
-    boolean forceRelease(Connection connection, LockSql sql, String name) throws SQLException {
-        return inTransaction(connection, () -> {
-            NameRow row = lockNameRow(connection, sql, name);
+    boolean forceRelease(Connection connection, RowSql sql, String name) throws SQLException {
+        return Transactions.inTransaction(connection, () -> {
+            NameRow row = reads.lockNameRow(connection, sql, name);
             OptionalInt marked = row == null ? OptionalInt.empty() : PermitRows.permitsOf(row.owner());
             if (marked.isEmpty()) {
-                try (PreparedStatement release = statements.prepare(connection, sql.forceRelease())) {
+                try (PreparedStatement release = statements.prepare(connection, sql.locks().forceRelease())) {
                     release.setString(1, name);
                     return release.executeUpdate() == 1;
                 }
             }
             int freed;
-            try (PreparedStatement release = statements.prepare(connection, sql.forceReleasePermits())) {
-                release.setArray(1, keys(connection, name, marked.getAsInt()));
+            try (PreparedStatement release = statements.prepare(connection, sql.permits().forceReleasePermits())) {
+                sql.dialect().bindKeys(connection, release, 1, PermitRows.slots(name, marked.getAsInt()));
                 freed = release.executeUpdate();
             }
-            try (PreparedStatement free = statements.prepare(connection, sql.freeNameRow())) {
+            try (PreparedStatement free = statements.prepare(connection, sql.permits().freeNameRow())) {
                 free.setString(1, name);
                 free.executeUpdate();
             }
@@ -207,27 +157,9 @@ final class PermitTransactions {
         });
     }
 
-    /**
-     * @param permits the name's permits
-     * @return the array of the name's slot keys, the parameter of the statements that find a permit's row
-     */
-    static Array keys(Connection connection, String name, int permits) throws SQLException {
-        return connection.createArrayOf("VARCHAR", PermitRows.slots(name, permits));
-    }
-
-    private @Nullable NameRow lockNameRow(Connection connection, LockSql sql, String name) throws SQLException {
-        try (PreparedStatement lock = statements.prepare(connection, sql.lockNameRow())) {
-            lock.setString(1, name);
-            try (ResultSet rows = lock.executeQuery()) {
-                return rows.next() ? new NameRow(rows.getString(1), rows.getLong(2), rows.getBoolean(3),
-                        rows.getLong(4)) : null;
-            }
-        }
-    }
-
-    private void insertRow(Connection connection, LockSql sql, String key, String owner, long token,
+    private void insertRow(Connection connection, RowSql sql, String key, String owner, long token,
             long leaseMillis) throws SQLException {
-        try (PreparedStatement insert = statements.prepare(connection, sql.insertRow())) {
+        try (PreparedStatement insert = statements.prepare(connection, sql.permits().insertRow())) {
             insert.setString(1, key);
             insert.setString(2, owner);
             insert.setLong(3, token);
@@ -236,9 +168,9 @@ final class PermitTransactions {
         }
     }
 
-    private void markNameRow(Connection connection, LockSql sql, LockRequest request, String marker, long token)
+    private void markNameRow(Connection connection, RowSql sql, LockRequest request, String marker, long token)
             throws SQLException {
-        try (PreparedStatement mark = statements.prepare(connection, sql.markNameRow())) {
+        try (PreparedStatement mark = statements.prepare(connection, sql.permits().markNameRow())) {
             mark.setString(1, marker);
             mark.setLong(2, token);
             mark.setLong(3, request.leaseMillis());
@@ -247,9 +179,9 @@ final class PermitTransactions {
         }
     }
 
-    private boolean takeSlot(Connection connection, LockSql sql, LockRequest request, String key, long token)
+    private boolean takeSlot(Connection connection, RowSql sql, LockRequest request, String key, long token)
             throws SQLException {
-        try (PreparedStatement take = statements.prepare(connection, sql.takeSlot())) {
+        try (PreparedStatement take = statements.prepare(connection, sql.permits().takeSlot())) {
             take.setString(1, request.ownerToken());
             take.setLong(2, token);
             take.setLong(3, request.leaseMillis());
@@ -258,60 +190,12 @@ final class PermitTransactions {
         }
     }
 
-    private void renewSlot(Connection connection, LockSql sql, LockRequest request, String key) throws SQLException {
-        try (PreparedStatement renew = statements.prepare(connection, sql.renew())) {
+    private void renewSlot(Connection connection, RowSql sql, LockRequest request, String key) throws SQLException {
+        try (PreparedStatement renew = statements.prepare(connection, sql.locks().renew())) {
             renew.setLong(1, request.leaseMillis());
             renew.setString(2, key);
             renew.setString(3, request.ownerToken());
             renew.executeUpdate();
-        }
-    }
-
-    /** @return the name's slot rows that exist, by key */
-    private Map<String, Slot> readSlots(Connection connection, LockSql sql, String name, int permits)
-            throws SQLException {
-        Map<String, Slot> slots = new HashMap<>();
-        try (PreparedStatement read = statements.prepare(connection, sql.slots())) {
-            read.setArray(1, keys(connection, name, permits));
-            try (ResultSet rows = read.executeQuery()) {
-                while (rows.next()) {
-                    slots.put(rows.getString(1), new Slot(rows.getString(2), rows.getLong(3),
-                            rows.getString(2) != null && rows.getBoolean(4)));
-                }
-            }
-        }
-        return slots;
-    }
-
-    private static boolean anyLive(Map<String, Slot> slots) {
-        return slots.values().stream().anyMatch(Slot::live);
-    }
-
-    /** Work of one transaction. */
-    @FunctionalInterface
-    private interface Transaction<T> {
-
-        T run() throws SQLException;
-    }
-
-    /**
-     * Runs the work in one transaction: committed when it returns, rolled back when it fails (the row locks end
-     * either way). The connection's auto-commit is restored for the next user of the pooled connection.
-     */
-    private static <T> T inTransaction(Connection connection, Transaction<T> work) throws SQLException {
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false);
-        try {
-            T result = work.run();
-            connection.commit();
-            return result;
-        }
-        catch (SQLException | RuntimeException ex) {
-            connection.rollback();
-            throw ex;
-        }
-        finally {
-            connection.setAutoCommit(autoCommit);
         }
     }
 }

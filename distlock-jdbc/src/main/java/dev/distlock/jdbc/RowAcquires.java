@@ -25,11 +25,11 @@ final class RowAcquires {
 
     static final long MAX_BACKOFF_MILLIS = 100;
 
-    private final PermitTransactions.Statements preparer;
+    private final StatementPreparer preparer;
 
     private final PermitTransactions permits;
 
-    RowAcquires(PermitTransactions.Statements preparer, PermitTransactions permits) {
+    RowAcquires(StatementPreparer preparer, PermitTransactions permits) {
         this.preparer = preparer;
         this.permits = permits;
     }
@@ -38,7 +38,7 @@ final class RowAcquires {
      * @return the outcome of one attempt, in the caller's transaction
      * @throws SQLException when the database fails
      */
-    PermitTransactions.Outcome take(Connection connection, LockSql statements, LockRequest request)
+    Outcome take(Connection connection, RowSql statements, LockRequest request)
             throws SQLException {
         return request.mode() instanceof LockMode.Permits ? permits.acquire(connection, statements, request)
                 : acquireLock(connection, statements, request);
@@ -48,12 +48,12 @@ final class RowAcquires {
      * @return the attempt's answer: granted, failed for a name held with other permits, or busy with a back-off
      *         (a poll: no line to join, so a last try and a queueing one are alike)
      */
-    static CompletionStage<Attempt> answer(PermitTransactions.Outcome outcome, LockRequest request,
+    static CompletionStage<Attempt> answer(Outcome outcome, LockRequest request,
             Waiting waiting) {
-        if (outcome instanceof PermitTransactions.Granted granted) {
+        if (outcome instanceof Outcome.Granted granted) {
             return CompletableFuture.completedFuture(Attempt.granted(granted.fencingToken()));
         }
-        if (outcome instanceof PermitTransactions.HeldWithOtherPermits other) {
+        if (outcome instanceof Outcome.HeldWithOtherPermits other) {
             return CompletableFuture.failedFuture(request.permitsMismatch(other.permits()));
         }
         return CompletableFuture.completedFuture(Attempt.busy(Duration.ofMillis(backoff(request,
@@ -65,25 +65,25 @@ final class RowAcquires {
      * permits, whose marked row's lease runs as long as its longest permit's: the name is then the permits' (an
      * error for this request) while any is held, else the lock may take it over.
      */
-    private PermitTransactions.Outcome acquireLock(Connection connection, LockSql statements, LockRequest request)
+    private Outcome acquireLock(Connection connection, RowSql statements, LockRequest request)
             throws SQLException {
-        try (PreparedStatement statement = preparer.prepare(connection, statements.acquire())) {
-            statements.bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis());
+        try (PreparedStatement statement = preparer.prepare(connection, statements.locks().acquire())) {
+            statements.locks().bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis());
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
-                    return new PermitTransactions.Granted(rows.getLong(1));
+                    return new Outcome.Granted(rows.getLong(1));
                 }
             }
         }
         String holder;
-        try (PreparedStatement owner = preparer.prepare(connection, statements.liveOwner())) {
+        try (PreparedStatement owner = preparer.prepare(connection, statements.locks().liveOwner())) {
             owner.setString(1, request.name());
             try (ResultSet rows = owner.executeQuery()) {
                 holder = rows.next() ? rows.getString(1) : null;
             }
         }
         return PermitRows.permitsOf(holder).isPresent() ? permits.acquire(connection, statements, request)
-                : PermitTransactions.BUSY;
+                : Outcome.BUSY;
     }
 
     /**

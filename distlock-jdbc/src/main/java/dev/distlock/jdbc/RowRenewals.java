@@ -12,18 +12,16 @@ import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockMode;
 
 /**
- * The renewals of a {@link JdbcLockStore}: a batch of leases in one transaction, locks and permits each in one JDBC
- * batch.
+ * The renewals of the row template: a batch of leases in one transaction, locks and permits each in one JDBC batch
+ * of owner-checked updates.
  */
 final class RowRenewals {
 
-    private final PermitTransactions.Statements preparer;
+    private final StatementPreparer preparer;
 
-    private final String tableName;
-
-    RowRenewals(PermitTransactions.Statements preparer, String tableName) {
+    /** @param preparer how statements are prepared */
+    RowRenewals(StatementPreparer preparer) {
         this.preparer = preparer;
-        this.tableName = tableName;
     }
 
     /**
@@ -31,46 +29,37 @@ final class RowRenewals {
      * @param statements the database's statements
      * @param batch the leases, in row order
      * @return per lease of the batch, the rows renewed (1 when renewed); locks and permits each in one JDBC batch,
-     *         all in one transaction
+     *         all in one transaction (one commit, one log flush, for the whole batch)
      */
-    int[] renew(Connection connection, LockSql statements, List<Lease> batch) throws SQLException {
+    int[] renew(Connection connection, RowSql statements, List<Lease> batch) throws SQLException {
         List<Lease> locks = new ArrayList<>(batch.size());
         List<Lease> permitLeases = new ArrayList<>();
         for (Lease lease : batch) {
             ((lease.request().mode() instanceof LockMode.Permits) ? permitLeases : locks).add(lease);
         }
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false); // one commit (one log flush) for the whole batch
-        try {
-            Map<Lease, Integer> renewed = new LinkedHashMap<>();
+        Map<Lease, Integer> renewed = Transactions.inTransaction(connection, () -> {
+            Map<Lease, Integer> counts = new LinkedHashMap<>();
             if (!locks.isEmpty()) {
-                try (PreparedStatement statement = preparer.prepare(connection, statements.renew())) {
+                try (PreparedStatement statement = preparer.prepare(connection, statements.locks().renew())) {
                     for (Lease lease : locks) {
                         statement.setLong(1, lease.request().leaseMillis());
                         statement.setString(2, lease.request().name());
                         statement.setString(3, lease.request().ownerToken());
                         statement.addBatch();
                     }
-                    put(renewed, locks, statement.executeBatch());
+                    put(counts, locks, statement.executeBatch());
                 }
             }
             if (!permitLeases.isEmpty()) {
-                put(renewed, permitLeases, renewPermits(connection, statements, permitLeases));
-            }
-            connection.commit();
-            int[] counts = new int[batch.size()];
-            for (int i = 0; i < counts.length; i++) {
-                counts[i] = renewed.getOrDefault(batch.get(i), 0);
+                put(counts, permitLeases, renewPermits(connection, statements, permitLeases));
             }
             return counts;
+        });
+        int[] counts = new int[batch.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = renewed.getOrDefault(batch.get(i), 0);
         }
-        catch (SQLException ex) {
-            connection.rollback();
-            throw SqlErrors.explain(ex, tableName);
-        }
-        finally {
-            connection.setAutoCommit(autoCommit);
-        }
+        return counts;
     }
 
     /**
@@ -79,9 +68,9 @@ final class RowRenewals {
      * permits; then the holders' slot rows, only of those names. A name row's lease so stays at least as long as
      * every permit's, and a permit is never renewed after a forced release or a lock took the name over.
      */
-    private int[] renewPermits(Connection connection, LockSql statements, List<Lease> leases) throws SQLException {
+    private int[] renewPermits(Connection connection, RowSql statements, List<Lease> leases) throws SQLException {
         int[] marked;
-        try (PreparedStatement statement = preparer.prepare(connection, statements.extendMarker())) {
+        try (PreparedStatement statement = preparer.prepare(connection, statements.permits().extendMarker())) {
             for (Lease lease : leases) {
                 statement.setLong(1, lease.request().leaseMillis());
                 statement.setString(2, lease.request().name());
@@ -98,11 +87,11 @@ final class RowRenewals {
         }
         Map<Lease, Integer> renewed = new LinkedHashMap<>();
         if (!held.isEmpty()) {
-            try (PreparedStatement statement = preparer.prepare(connection, statements.renewPermit())) {
+            try (PreparedStatement statement = preparer.prepare(connection, statements.permits().renewPermit())) {
                 for (Lease lease : held) {
                     statement.setLong(1, lease.request().leaseMillis());
-                    statement.setArray(2, PermitTransactions.keys(connection, lease.request().name(),
-                            lease.request().permits()));
+                    statements.dialect().bindKeys(connection, statement, 2,
+                            PermitRows.slots(lease.request().name(), lease.request().permits()));
                     statement.setString(3, lease.request().ownerToken());
                     statement.addBatch();
                 }

@@ -134,7 +134,7 @@ class JdbcRowSweepTests {
                 ExecutorService sweeper = Executors.newSingleThreadExecutor();
                 try (Connection acquirer = pool.getConnection()) {
                     acquirer.setAutoCommit(false);
-                    LockSql sql = new LockSql(TABLE, LockSql.Dialect.of(acquirer.getMetaData()
+                    LockRowSql sql = new LockRowSql(TABLE, RowDialect.of(acquirer.getMetaData()
                             .getDatabaseProductName()));
                     try (PreparedStatement acquire = acquirer.prepareStatement(sql.acquire())) {
                         sql.bindAcquire(acquire, "raced", "holder", 60_000);

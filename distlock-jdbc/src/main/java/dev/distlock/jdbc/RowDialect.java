@@ -1,0 +1,139 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * What one database adds to the row template of the {@link JdbcLockStore}: SQL text and error codes, nothing of the
+ * algorithm. The template ({@link RowTemplate}, with its statements {@link LockRowSql} and {@link PermitRowSql} and
+ * its rules {@link RowRules}) decides when a row may be taken, which token comes next, that a release keeps the
+ * fencing floor, what a sweep may delete and how permits lie in rows; a dialect only says how its database writes
+ * that down.
+ * <p>
+ * A dialect supplies exactly these, and nothing else differs between databases:
+ * <ol>
+ * <li>{@link #serves(String)}: whether it is the dialect of a database, by
+ * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} (the store picks the dialect from the first
+ * connection, as {@link #of(String)} does);</li>
+ * <li>the database clock: {@link #now()} (a timestamp of at least millisecond precision) and {@link #clockMicros()}
+ * (the same clock in microseconds since the epoch, a {@code BIGINT});</li>
+ * <li>time arithmetic: {@link #plusMillis(String)}, a timestamp plus a number of milliseconds given as one
+ * parameter;</li>
+ * <li>the acquire: {@link #acquire(String, RowRules)}, one atomic insert-or-take-over (an upsert) that answers the
+ * fencing token, written with the conditions and expressions that {@link RowRules} gives it;</li>
+ * <li>the batched delete of the sweep: {@link #deleteExpired(String, String)} and whether it repeats its condition,
+ * {@link #repeatsSweepCondition()};</li>
+ * <li>the locking clause of a read that locks its row until the transaction ends: {@link #forUpdate()};</li>
+ * <li>a set of keys as one parameter (the slot rows of a name with permits): {@link #keyIn()} and
+ * {@link #bindKeys};</li>
+ * <li>error codes: {@link #isContention(SQLException)} and {@link #isMissingTable(SQLException)}.</li>
+ * </ol>
+ * The lock table's script {@code schema-<platform>.sql} is the other per-database part, found by
+ * {@link JdbcLockSchemaInitializer} from the platform name, outside this interface.
+ * <p>
+ * Adding a database (MySQL 8, MariaDB 10.11+) is writing one more dialect class: implement this interface (add it to
+ * {@code permits} and to {@link #of(String)}'s list) and add its schema script; the template, the permits and the
+ * tests' algorithm stay as they are. A database without SQL arrays binds the keys in another one-parameter form (for
+ * example a JSON array read with {@code JSON_TABLE}).
+ */
+sealed interface RowDialect permits H2Dialect, PostgresDialect {
+
+    /** Every dialect, tried in this order. */
+    List<RowDialect> ALL = List.of(new PostgresDialect(), new H2Dialect());
+
+    /**
+     * @param productName {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
+     * @return the dialect of that database
+     * @throws IllegalStateException for a database without one
+     */
+    static RowDialect of(String productName) {
+        for (RowDialect dialect : ALL) {
+            if (dialect.serves(productName)) {
+                return dialect;
+            }
+        }
+        throw new IllegalStateException("distlock-jdbc supports PostgreSQL and H2, not " + productName);
+    }
+
+    /**
+     * @param productName {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
+     * @return whether this is the dialect of that database
+     */
+    boolean serves(String productName);
+
+    /** @return the database clock now, as a timestamp; read when the statement starts */
+    String now();
+
+    /** @return the database clock in microseconds since the epoch, as a {@code BIGINT} */
+    String clockMicros();
+
+    /**
+     * @param time a timestamp expression
+     * @return that time plus {@code ?} milliseconds (one {@code BIGINT} parameter, which may be negative)
+     */
+    String plusMillis(String time);
+
+    /**
+     * The acquire of a lock: one atomic statement, run with {@link PreparedStatement#executeQuery()}, whose
+     * parameters are the lock name, the owner token and the lease in milliseconds. It inserts the row of a new name
+     * with {@link RowRules#firstToken()}, or updates the existing row where {@link RowRules#takeable} holds, setting
+     * the owner, {@link RowRules#nextToken} and the lease end; it answers one row with the row's fencing token when
+     * granted, none when refused. Two callers must not both take the row (a duplicate key or a lock wait failure
+     * of the loser is {@link #isContention contention}).
+     *
+     * @param table the lock table
+     * @param rules the template's conditions and expressions
+     * @return the statement
+     */
+    String acquire(String table, RowRules rules);
+
+    /**
+     * @param table the lock table
+     * @param expired the condition of a row the sweep may delete ({@link RowRules#sweepable()}, two parameters)
+     * @return the delete of at most a batch of those rows; parameters the condition's, the batch size, and the
+     *         condition's once more when {@link #repeatsSweepCondition()}
+     */
+    String deleteExpired(String table, String expired);
+
+    /**
+     * @return whether {@link #deleteExpired} repeats the condition outside the selection of the batch, for a
+     *         database that re-checks only that outer condition on a row that changed meanwhile (a name acquired
+     *         again between the selection and the delete must be kept)
+     */
+    boolean repeatsSweepCondition();
+
+    /** @return the clause after a {@code SELECT} that locks the rows read until the transaction ends */
+    String forUpdate();
+
+    /**
+     * @return a condition that {@code lock_name} is one of a set of keys, given as one parameter set by
+     *         {@link #bindKeys} (one parameter, so that one statement serves a batch of names)
+     */
+    String keyIn();
+
+    /**
+     * Sets the parameter of {@link #keyIn()}.
+     *
+     * @param connection the statement's connection
+     * @param statement the statement
+     * @param index the parameter's index
+     * @param keys the keys
+     * @throws SQLException when the driver refuses them
+     */
+    void bindKeys(Connection connection, PreparedStatement statement, int index, String[] keys) throws SQLException;
+
+    /**
+     * @param ex a failure of an acquire
+     * @return true when another caller won a race for the same row (a duplicate key of two inserts of a new name, a
+     *         serialization failure or deadlock victim, a row lock not granted in time): as good as busy
+     */
+    boolean isContention(SQLException ex);
+
+    /**
+     * @param ex a failure
+     * @return true when it says that the lock table does not exist
+     */
+    boolean isMissingTable(SQLException ex);
+}

@@ -1,0 +1,18 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/** Prepares a statement with the store's query timeout ({@link JdbcStatements}). */
+@FunctionalInterface
+interface StatementPreparer {
+
+    /**
+     * @param connection the connection
+     * @param sql the statement
+     * @return the prepared statement, bounded by the command timeout
+     * @throws SQLException when the driver fails
+     */
+    PreparedStatement prepare(Connection connection, String sql) throws SQLException;
+}
