@@ -33,10 +33,10 @@ import java.util.List;
  * The lock table's script {@code schema-<platform>.sql} is the other per-database part, found by
  * {@link JdbcLockSchemaInitializer} from the platform name, outside this interface.
  * <p>
- * Adding a database (MySQL 8, MariaDB 10.11+) is writing one more dialect class: implement this interface (add it to
- * {@code permits} and to {@link #of(String)}'s list) and add its schema script; the template, the permits and the
- * tests' algorithm stay as they are. A database without SQL arrays binds the keys in another one-parameter form (for
- * example a JSON array read with {@code JSON_TABLE}).
+ * Adding a database (MySQL 8, MariaDB 10.11+) is writing one more dialect class: implement this interface, name it
+ * in {@code permits} and in {@link #ALL}, and add its schema script; the template (the algorithm, the permits, the
+ * sweep) does not change. A database without SQL arrays binds the keys in another one-parameter form (for example a
+ * JSON array read with {@code JSON_TABLE}).
  */
 sealed interface RowDialect permits H2Dialect, PostgresDialect {
 

@@ -25,7 +25,8 @@ import dev.distlock.spi.LockRequest;
  * <li>force release: whoever holds the name, owner unchecked, the row's token kept ({@link PermitTransactions});</li>
  * <li>sweep: a batch delete of rows free for longer than the row retention whose token the clock has passed
  * ({@link RowRules#sweepable()}), run by the {@link RowSweeper};</li>
- * <li>permits and shared modes: rows of the same table ({@link PermitRows}).</li>
+ * <li>modes: permits are rows of the same table ({@link PermitRows}); a shared request takes the row as an exclusive
+ * one does (an exclusive read lock is always safe, only less concurrent: {@link JdbcLockStore}).</li>
  * </ul>
  * Failures come back as {@link SQLException}s, a missing table with how to create it ({@link SqlErrors}); an acquire
  * that lost a race for the row answers busy.
