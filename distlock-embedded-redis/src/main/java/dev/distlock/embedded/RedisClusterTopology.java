@@ -1,21 +1,12 @@
 package dev.distlock.embedded;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,22 +29,15 @@ public final class RedisClusterTopology implements AutoCloseable {
     /** {@code cluster-node-timeout}: a node not answering this long is failing. */
     public static final int NODE_TIMEOUT_MILLIS = 1500;
 
+    /** How many masters serve the slots, each with one replica. */
+    static final int MASTERS = 3;
+
+    /** How many nodes the cluster has: the masters and one replica each. */
+    static final int NODES = 2 * MASTERS;
+
     private static final Logger log = LoggerFactory.getLogger(RedisClusterTopology.class);
 
-    private static final int MASTERS = 3;
-
-    private static final int NODES = 2 * MASTERS;
-
-    /** Redis 6.2 has no {@code cluster-port}: the cluster bus is always the client port plus 10000. */
-    private static final int BUS_OFFSET = 10000;
-
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-
-    private static final Duration HEAL_TIMEOUT = Duration.ofSeconds(60);
-
-    private static final long CORRECTION_GRACE_NANOS = Duration.ofSeconds(3).toNanos();
-
-    private final List<RedisServerProcess> nodes;
+    private final ClusterMembers members;
 
     private final boolean shared;
 
@@ -61,7 +45,7 @@ public final class RedisClusterTopology implements AutoCloseable {
     private final Map<RedisServerProcess, List<int[]>> failed = new LinkedHashMap<>();
 
     private RedisClusterTopology(List<RedisServerProcess> nodes, boolean shared) {
-        this.nodes = nodes;
+        this.members = new ClusterMembers(nodes);
         this.shared = shared;
     }
 
@@ -80,11 +64,12 @@ public final class RedisClusterTopology implements AutoCloseable {
         List<RedisServerProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < NODES; i++) {
-                nodes.add(startNode());
+                nodes.add(ClusterNodeStarts.start());
             }
-            RedisClusterTopology cluster = new RedisClusterTopology(List.copyOf(nodes), shared);
-            cluster.create();
-            log.info("Redis Cluster started in {} ms: masters {}, replicas {}", (System.nanoTime() - started) / 1_000_000,
+            RedisClusterTopology cluster = new RedisClusterTopology(nodes, shared);
+            ClusterCreation.create(cluster.servers());
+            log.info("Redis Cluster started in {} ms: masters {}, replicas {}",
+                    (System.nanoTime() - started) / 1_000_000,
                     nodes.subList(0, MASTERS).stream().map(RedisServerProcess::port).toList(),
                     nodes.subList(MASTERS, NODES).stream().map(RedisServerProcess::port).toList());
             return cluster;
@@ -95,92 +80,9 @@ public final class RedisClusterTopology implements AutoCloseable {
         }
     }
 
-    private static RedisServerProcess startNode() {
-        IllegalStateException last = null;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            try {
-                return RedisServerProcess.builder().port(freeClusterPort())
-                        .args("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                "--cluster-node-timeout", String.valueOf(NODE_TIMEOUT_MILLIS),
-                                "--cluster-replica-validity-factor", "0",
-                                "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
-                        .start();
-            }
-            catch (IllegalStateException ex) {
-                last = ex; // the port or its bus port was taken in the meantime
-            }
-        }
-        throw last;
-    }
-
-    /** A free port whose bus port (port + 10000) is free as well. */
-    private static int freeClusterPort() {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = RedisServerProcess.freePort();
-            if (port + BUS_OFFSET <= 65535 && isFree(port + BUS_OFFSET)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("No free port with a free cluster bus port");
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
-    }
-
-    private void create() {
-        // Distinct config epochs before the nodes meet, as redis-cli does, so that no epoch collision has to be
-        // resolved later.
-        for (int i = 0; i < NODES; i++) {
-            nodes.get(i).call("CLUSTER", "SET-CONFIG-EPOCH", String.valueOf(i + 1));
-        }
-        int firstSlot = 0;
-        for (int i = 0; i < MASTERS; i++) {
-            // redis-cli's split: 0-5460, 5461-10922, 10923-16383.
-            int last = i == MASTERS - 1 ? ClusterSlots.SLOT_COUNT - 1
-                    : (int) Math.round((i + 1) * (double) ClusterSlots.SLOT_COUNT / MASTERS - 1);
-            // CLUSTER ADDSLOTSRANGE needs Redis 7; ADDSLOTS with every slot works everywhere.
-            List<String> command = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-            for (int slot = firstSlot; slot <= last; slot++) {
-                command.add(String.valueOf(slot));
-            }
-            try (RespConnection connection = RespConnection.open(nodes.get(i).address(), RespConnection.DEFAULT_TIMEOUT)) {
-                connection.call(command);
-            }
-            firstSlot = last + 1;
-        }
-        RedisServerProcess introducer = nodes.get(0);
-        for (int i = 1; i < NODES; i++) {
-            introducer.call("CLUSTER", "MEET", nodes.get(i).host(), String.valueOf(nodes.get(i).port()));
-        }
-        Poll.untilTrue("every cluster node to know the others", START_TIMEOUT, () -> {
-            for (RedisServerProcess node : nodes) {
-                List<ClusterNode> view = ClusterNode.parse(node.call("CLUSTER", "NODES"));
-                if (view.size() != NODES || view.stream().anyMatch(ClusterNode::isTroubled)) {
-                    return Poll.notYet(node.address() + " sees " + view.size() + " nodes");
-                }
-            }
-            return true;
-        });
-        for (int i = 0; i < MASTERS; i++) {
-            String masterId = String.valueOf(nodes.get(i).call("CLUSTER", "MYID"));
-            nodes.get(MASTERS + i).call("CLUSTER", "REPLICATE", masterId);
-        }
-        Poll.untilTrue("the cluster to be ok", START_TIMEOUT, () -> {
-            String problem = healthProblem();
-            return problem == null ? Boolean.TRUE : Poll.notYet(problem);
-        });
-    }
-
     /** @return the addresses of all six nodes */
     public List<RedisAddress> nodes() {
-        return nodes.stream().map(RedisServerProcess::address).toList();
+        return servers().stream().map(RedisServerProcess::address).toList();
     }
 
     /** @return all six nodes as {@code host:port,host:port,...} ({@code spring.data.redis.cluster.nodes}) */
@@ -190,7 +92,7 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     /** @return the six node processes, whatever their current roles */
     public List<RedisServerProcess> servers() {
-        return nodes;
+        return members.all();
     }
 
     /**
@@ -200,14 +102,13 @@ public final class RedisClusterTopology implements AutoCloseable {
      * @return the masters; index 0 serves slot 0
      */
     public List<RedisServerProcess> masters() {
-        return view().stream().filter(ClusterNode::isMaster).filter(node -> !node.slots().isEmpty())
-                .sorted(Comparator.comparingInt(ClusterNode::firstSlot)).map(this::process).toList();
+        return members.slotMasters().stream().map(members::process).toList();
     }
 
     /** @return the nodes that currently serve no slots (replicas, and failed masters whose slots moved) */
     public List<RedisServerProcess> replicas() {
         List<RedisServerProcess> masters = masters();
-        return nodes.stream().filter(node -> !masters.contains(node)).toList();
+        return servers().stream().filter(node -> !masters.contains(node)).toList();
     }
 
     /**
@@ -220,8 +121,9 @@ public final class RedisClusterTopology implements AutoCloseable {
         if (slot < 0 || slot >= ClusterSlots.SLOT_COUNT) {
             throw new IllegalArgumentException("slot " + slot);
         }
-        return view().stream().filter(ClusterNode::isMaster).filter(node -> node.serves(slot)).findFirst()
-                .map(this::process).orElseThrow(() -> new IllegalStateException("No master serves slot " + slot));
+        return members.view().stream().filter(ClusterNode::isMaster).filter(node -> node.serves(slot)).findFirst()
+                .map(members::process)
+                .orElseThrow(() -> new IllegalStateException("No master serves slot " + slot));
     }
 
     /**
@@ -268,10 +170,10 @@ public final class RedisClusterTopology implements AutoCloseable {
         return master;
     }
 
+    /** Remembers the slots the master served before it fails: afterwards no node may say so any more. */
     private RedisServerProcess recordFailure(int index) {
-        ClusterNode master = view().stream().filter(ClusterNode::isMaster).filter(node -> !node.slots().isEmpty())
-                .sorted(Comparator.comparingInt(ClusterNode::firstSlot)).toList().get(index);
-        RedisServerProcess process = process(master);
+        ClusterNode master = members.slotMasters().get(index);
+        RedisServerProcess process = members.process(master);
         failed.remove(process);
         failed.put(process, master.slots());
         return process;
@@ -279,7 +181,7 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     /** Resumes every paused node. */
     public void resume() {
-        nodes.forEach(RedisServerProcess::resume);
+        servers().forEach(RedisServerProcess::resume);
     }
 
     /**
@@ -296,42 +198,10 @@ public final class RedisClusterTopology implements AutoCloseable {
             throw new IllegalStateException("No master was killed or paused");
         }
         long started = System.nanoTime();
-        Map<RedisServerProcess, List<int[]>> awaited = new LinkedHashMap<>(failed);
-        RedisServerProcess promoted = Poll.until("a replica to take over the slots of " + awaited.keySet(), timeout,
-                () -> {
-                    RedisServerProcess last = null;
-                    for (Map.Entry<RedisServerProcess, List<int[]>> entry : awaited.entrySet()) {
-                        last = takenOverBy(entry.getKey(), entry.getValue().get(0)[0]);
-                    }
-                    for (RedisServerProcess node : liveNodes()) {
-                        String state = Replies.info(node.call("CLUSTER", "INFO")).get("cluster_state");
-                        if (!"ok".equals(state)) {
-                            return Poll.notYet(node.address() + " reports cluster_state:" + state);
-                        }
-                    }
-                    return last;
-                });
+        RedisServerProcess promoted = new ClusterFailoverWait(members).await(new LinkedHashMap<>(failed), timeout);
         log.info("Cluster failover to {} observed after {} ms", promoted.address(),
                 (System.nanoTime() - started) / 1_000_000);
         return promoted;
-    }
-
-    private RedisServerProcess takenOverBy(RedisServerProcess failedNode, int slot) {
-        RedisServerProcess owner = null;
-        for (RedisServerProcess node : liveNodes()) {
-            RedisServerProcess seen = ClusterNode.parse(node.call("CLUSTER", "NODES")).stream()
-                    .filter(ClusterNode::isMaster).filter(entry -> entry.serves(slot)).findFirst().map(this::process)
-                    .orElse(null);
-            if (seen == null || seen == failedNode || (owner != null && owner != seen)) {
-                return Poll.notYet(node.address() + " sees slot " + slot + " served by " + seen);
-            }
-            owner = seen;
-        }
-        if (owner == null) {
-            return Poll.notYet("no live node to ask which node serves slot " + slot);
-        }
-        Object role = Replies.list(owner.call("ROLE")).get(0);
-        return "master".equals(role) ? owner : Poll.notYet(owner.address() + " has role " + role);
     }
 
     /**
@@ -345,167 +215,12 @@ public final class RedisClusterTopology implements AutoCloseable {
      */
     public void heal() {
         long started = System.nanoTime();
-        resume();
-        for (RedisServerProcess node : nodes) {
-            if (!node.isRunning()) {
-                restart(node);
-            }
-        }
-        Map<RedisServerProcess, Long> orphanSince = new HashMap<>();
-        Poll.untilTrue("the cluster to heal", HEAL_TIMEOUT, () -> {
-            for (RedisServerProcess node : nodes) {
-                if (!node.isRunning()) {
-                    restart(node);
-                }
-            }
-            correct(orphanSince);
-            String problem = healthProblem();
-            return problem == null ? Boolean.TRUE : Poll.notYet(problem);
-        });
+        new ClusterRepair(servers()).heal();
         failed.clear();
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (millis > 100) {
             log.info("Redis Cluster healed in {} ms", millis);
         }
-    }
-
-    private void restart(RedisServerProcess node) {
-        try {
-            node.start();
-        }
-        catch (IllegalStateException ex) {
-            // Most likely a nodes.conf the kill left unreadable: join as a new node, correct() does the rest.
-            log.warn("heal: {} did not start with its nodes.conf, starting it as a new node: {}", node.address(),
-                    ex.getMessage());
-            try {
-                Files.deleteIfExists(node.workDir().resolve("nodes.conf"));
-            }
-            catch (IOException io) {
-                throw new UncheckedIOException(io);
-            }
-            node.start();
-        }
-    }
-
-    /** Fixes what the cluster does not fix by itself: unknown nodes, stale identities, replica-less masters. */
-    private void correct(Map<RedisServerProcess, Long> orphanSince) {
-        Map<RedisServerProcess, String> ids = new HashMap<>();
-        for (RedisServerProcess node : nodes) {
-            ids.put(node, String.valueOf(node.call("CLUSTER", "MYID")));
-        }
-        RedisServerProcess anchor = nodes.stream().max(Comparator.comparingInt(node -> ClusterNode.parse(node.call("CLUSTER", "NODES")).size()))
-                .orElseThrow();
-        List<ClusterNode> anchorView = ClusterNode.parse(anchor.call("CLUSTER", "NODES"));
-        Set<String> known = anchorView.stream().map(ClusterNode::id).collect(Collectors.toSet());
-        for (RedisServerProcess node : nodes) {
-            if (!known.contains(ids.get(node))) {
-                log.info("heal: introducing {} to the cluster", node.address());
-                anchor.call("CLUSTER", "MEET", node.host(), String.valueOf(node.port()));
-            }
-        }
-        // An old identity of a node that joined afresh stays in every table as failed until forgotten.
-        for (ClusterNode entry : anchorView) {
-            if (!ids.containsValue(entry.id())
-                    && (entry.flags().contains("fail") || entry.flags().contains("noaddr"))) {
-                log.info("heal: forgetting stale node id {} ({})", entry.id(), entry.address());
-                for (RedisServerProcess node : nodes) {
-                    try {
-                        node.call("CLUSTER", "FORGET", entry.id());
-                    }
-                    catch (RespErrorException ex) {
-                        // unknown there already, or its master: nothing to forget
-                    }
-                }
-            }
-        }
-        for (RedisServerProcess node : nodes) {
-            List<ClusterNode> own = ClusterNode.parse(node.call("CLUSTER", "NODES"));
-            ClusterNode self = own.stream().filter(ClusterNode::isMyself).findFirst().orElseThrow();
-            if (!self.isMaster() || !self.slots().isEmpty()) {
-                orphanSince.remove(node);
-                continue;
-            }
-            long since = orphanSince.computeIfAbsent(node, key -> System.nanoTime());
-            if (System.nanoTime() - since < CORRECTION_GRACE_NANOS) {
-                continue; // a rejoining old master is normally turned into a replica by the cluster itself
-            }
-            own.stream().filter(ClusterNode::isMaster).filter(master -> !master.slots().isEmpty())
-                    .filter(master -> own.stream().noneMatch(other -> master.id().equals(other.masterId())
-                            && !other.isTroubled()))
-                    .findFirst().ifPresent(master -> {
-                        log.info("heal: {} replicates {}", node.address(), master.address());
-                        node.call("CLUSTER", "REPLICATE", master.id());
-                        orphanSince.remove(node);
-                    });
-        }
-    }
-
-    /** Describes what is not healthy yet, or returns null when the cluster is as {@link #start()} left it. */
-    private @Nullable String healthProblem() {
-        Map<Integer, String> ownerByRange = null;
-        for (RedisServerProcess node : nodes) {
-            if (!node.isRunning() || node.isPaused()) {
-                return node + " is not running";
-            }
-            Map<String, String> info = Replies.info(node.call("CLUSTER", "INFO"));
-            if (!"ok".equals(info.get("cluster_state")) || !"16384".equals(info.get("cluster_slots_ok"))
-                    || !String.valueOf(NODES).equals(info.get("cluster_known_nodes"))
-                    || !String.valueOf(MASTERS).equals(info.get("cluster_size"))) {
-                return node.address() + ": cluster_state " + info.get("cluster_state") + ", slots ok "
-                        + info.get("cluster_slots_ok") + ", known nodes " + info.get("cluster_known_nodes")
-                        + ", size " + info.get("cluster_size");
-            }
-            List<ClusterNode> view = ClusterNode.parse(node.call("CLUSTER", "NODES"));
-            for (ClusterNode entry : view) {
-                if (entry.isTroubled() || (!entry.isMyself() && !"connected".equals(entry.linkState()))) {
-                    return node.address() + " sees " + entry.address() + " as " + entry.flags() + " "
-                            + entry.linkState();
-                }
-            }
-            Map<Integer, String> owners = new HashMap<>();
-            for (ClusterNode master : view) {
-                if (master.isMaster() && !master.slots().isEmpty()) {
-                    owners.put(master.firstSlot(), master.id());
-                    long replicas = view.stream().filter(other -> master.id().equals(other.masterId())).count();
-                    if (replicas != 1) {
-                        return node.address() + " sees " + replicas + " replicas of " + master.address();
-                    }
-                }
-            }
-            if (ownerByRange != null && !ownerByRange.equals(owners)) {
-                return "the nodes do not agree on the slot owners yet";
-            }
-            ownerByRange = owners;
-            Map<String, String> replication = Replies.info(node.call("INFO", "replication"));
-            if ("slave".equals(replication.get("role")) && !"up".equals(replication.get("master_link_status"))) {
-                return node.address() + " replication link is " + replication.get("master_link_status");
-            }
-        }
-        return null;
-    }
-
-    /** The cluster as the first reachable node sees it. */
-    private List<ClusterNode> view() {
-        RuntimeException last = null;
-        for (RedisServerProcess node : liveNodes()) {
-            try {
-                return ClusterNode.parse(node.call("CLUSTER", "NODES"));
-            }
-            catch (RuntimeException ex) {
-                last = ex;
-            }
-        }
-        throw new IllegalStateException("No cluster node answers", last);
-    }
-
-    private List<RedisServerProcess> liveNodes() {
-        return nodes.stream().filter(RedisServerProcess::isRunning).filter(node -> !node.isPaused()).toList();
-    }
-
-    private RedisServerProcess process(ClusterNode entry) {
-        return nodes.stream().filter(node -> entry.address() != null && node.port() == entry.address().port())
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException(entry.address() + " is not a node of this cluster"));
     }
 
     /** Deletes every key on every master. */
@@ -520,12 +235,12 @@ public final class RedisClusterTopology implements AutoCloseable {
     @Override
     public void close() {
         if (!shared) {
-            nodes.forEach(RedisServerProcess::kill);
+            servers().forEach(RedisServerProcess::kill);
         }
     }
 
     @Override
     public String toString() {
-        return "RedisClusterTopology" + nodes.stream().map(RedisServerProcess::port).toList();
+        return "RedisClusterTopology" + servers().stream().map(RedisServerProcess::port).toList();
     }
 }

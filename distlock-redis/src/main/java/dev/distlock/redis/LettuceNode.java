@@ -36,7 +36,7 @@ final class LettuceNode implements RedisNode {
 
     private final String name;
 
-    private final LettuceRunner.CommandWatch watch;
+    private final CommandWatch watch;
 
     private final Runnable slotMoved;
 
@@ -60,7 +60,7 @@ final class LettuceNode implements RedisNode {
      * @param alwaysReplicated true behind Sentinel: counts one replica without asking
      * @param replicaLog told every count asked, to say when a master's replicas are gone or back
      */
-    LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, LettuceRunner.CommandWatch watch,
+    LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, CommandWatch watch,
             Runnable slotMoved, boolean alwaysReplicated, ReplicaCountLog replicaLog) {
         this.alwaysReplicated = alwaysReplicated;
         this.replicaLog = replicaLog;

@@ -8,11 +8,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
@@ -57,7 +55,7 @@ public final class FaultProxy implements AutoCloseable {
 
     private final int targetPort;
 
-    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final ProxySockets sockets = new ProxySockets();
 
     private final Object modeChanged = new Object();
 
@@ -143,9 +141,7 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Resets every open connection now (with RST, not FIN); the mode stays. */
     public void resetConnections() {
-        for (Socket socket : sockets) {
-            reset(socket);
-        }
+        sockets.resetAll();
     }
 
     private void setMode(Mode next) {
@@ -189,13 +185,13 @@ public final class FaultProxy implements AutoCloseable {
         Socket upstream = null;
         try {
             if (mode == Mode.REFUSE) {
-                reset(client);
+                sockets.reset(client);
                 return;
             }
             // A blackhole answers nothing: the connection to the server is only made once the partition heals.
             awaitNotDropping();
             if (mode == Mode.REFUSE || closed) {
-                reset(client);
+                sockets.reset(client);
                 return;
             }
             upstream = new Socket();
@@ -205,11 +201,11 @@ public final class FaultProxy implements AutoCloseable {
             upstream.setTcpNoDelay(true);
             Socket server = upstream;
             // Once both directions ended, the link is closed and forgotten.
-            java.util.concurrent.atomic.AtomicInteger directions = new java.util.concurrent.atomic.AtomicInteger(2);
+            AtomicInteger directions = new AtomicInteger(2);
             Runnable ended = () -> {
                 if (directions.decrementAndGet() == 0) {
-                    reset(client);
-                    reset(server);
+                    sockets.reset(client);
+                    sockets.reset(server);
                 }
             };
             Thread back = new Thread(() -> {
@@ -223,9 +219,9 @@ public final class FaultProxy implements AutoCloseable {
         }
         catch (IOException ex) {
             // The target is down: the client sees its connection reset, as it would without the proxy.
-            reset(client);
+            sockets.reset(client);
             if (upstream != null) {
-                reset(upstream);
+                sockets.reset(upstream);
             }
         }
         catch (InterruptedException ex) {
@@ -256,32 +252,14 @@ public final class FaultProxy implements AutoCloseable {
         }
         catch (IOException ex) {
             // One side reset or closed: reset the other, so that neither waits on a half-dead link.
-            reset(from);
-            reset(to);
+            sockets.reset(from);
+            sockets.reset(to);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            reset(from);
-            reset(to);
+            sockets.reset(from);
+            sockets.reset(to);
         }
-    }
-
-    private void reset(Socket socket) {
-        try {
-            if (!socket.isClosed()) {
-                socket.setSoLinger(true, 0);
-            }
-        }
-        catch (SocketException ex) {
-            // Already gone.
-        }
-        try {
-            socket.close();
-        }
-        catch (IOException ex) {
-            // Already gone.
-        }
-        sockets.remove(socket);
     }
 
     /** Stops accepting and resets every open connection. */

@@ -1,0 +1,206 @@
+package dev.distlock.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts, stops and signals the process of one {@link RedisServerProcess}, across its restarts on the same port and
+ * work directory: {@code SIGTERM}, {@code SIGKILL}, {@code SIGSTOP} and {@code SIGCONT}, which is what failure tests
+ * need. Java's {@link Process} sends only the first two, so freezing and resuming go through the {@code kill}
+ * command. One thread at a time starts, stops or signals it (the JVM's cleanup included, see {@link ExitCleanup}).
+ */
+final class ServerLifecycle {
+
+    /** The server's own category, so that a logging configuration written for it still applies. */
+    private static final Logger log = LoggerFactory.getLogger(RedisServerProcess.class);
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+    /** How long a server may take to stop on {@code SIGTERM} (it may be writing a snapshot) before it is killed. */
+    private static final long STOP_SECONDS = 10;
+
+    private final int port;
+
+    private final boolean sentinel;
+
+    private final ServerWorkDir workDir;
+
+    private final List<String> extraArgs;
+
+    private volatile @Nullable Process process;
+
+    private volatile boolean paused;
+
+    /** How long the JVM's cleanup leaves this server to its owner at exit; zero: killed at once. */
+    private volatile Duration exitGrace = Duration.ZERO;
+
+    /**
+     * @param port the server's loopback port
+     * @param sentinel true for a Sentinel
+     * @param workDir its work directory
+     * @param extraArgs the {@code redis-server} arguments given at creation, for every run
+     */
+    ServerLifecycle(int port, boolean sentinel, ServerWorkDir workDir, List<String> extraArgs) {
+        this.port = port;
+        this.sentinel = sentinel;
+        this.workDir = workDir;
+        this.extraArgs = List.copyOf(extraArgs);
+    }
+
+    /** @return the server's loopback port */
+    int port() {
+        return port;
+    }
+
+    /** @return true for a Sentinel */
+    boolean isSentinel() {
+        return sentinel;
+    }
+
+    /** @return the server's work directory, kept across its runs */
+    ServerWorkDir workDir() {
+        return workDir;
+    }
+
+    /** @param grace how long the JVM's cleanup waits for the owner to stop the server before it kills it */
+    void stopAtExitWithin(Duration grace) {
+        this.exitGrace = grace;
+    }
+
+    /** @return how long the JVM's cleanup waits for the owner to stop the server */
+    Duration exitGrace() {
+        return exitGrace;
+    }
+
+    /** @return the operating-system process id, or -1 when not running */
+    long pid() {
+        Process p = process;
+        return p == null ? -1 : p.pid();
+    }
+
+    /** @return true while the process is alive (also when paused) */
+    boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /** @return true while the process is frozen by {@link #pause()} */
+    boolean isPaused() {
+        return paused && isRunning();
+    }
+
+    /**
+     * Starts the process unless it runs, and waits until it answers.
+     *
+     * @param runArgs further arguments for this run only, after the ones given at creation so that they win
+     * @throws IllegalStateException when the process exited (with the end of its log) or did not answer in time
+     */
+    synchronized void start(String... runArgs) {
+        if (isRunning()) {
+            return;
+        }
+        List<String> args = new ArrayList<>(extraArgs);
+        args.addAll(List.of(runArgs));
+        Process started = ServerLaunch.start(workDir, sentinel, port, args);
+        process = started;
+        paused = false;
+        ExitCleanup.running(this); // already while it starts: a JVM exit during the wait kills it too
+        switch (ServerReadiness.await(started, port, START_TIMEOUT)) {
+            case ANSWERED -> log.debug("redis-server pid {} listening on {}", started.pid(), port);
+            case EXITED -> {
+                gone();
+                throw new IllegalStateException("redis-server on port " + port + " exited: " + workDir.logTail(10));
+            }
+            case SILENT -> {
+                kill();
+                throw new IllegalStateException("redis-server on port " + port + " did not answer within "
+                        + START_TIMEOUT);
+            }
+        }
+    }
+
+    /** Sends {@code SIGTERM} and waits until the process exited, sending {@code SIGKILL} after 10 s. */
+    synchronized void stop() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        resume(); // a paused process cannot handle SIGTERM
+        p.destroy();
+        try {
+            if (!p.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        gone();
+    }
+
+    /** Kills the process with {@code SIGKILL}, as a crash would, and waits until it is gone. */
+    synchronized void kill() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        p.destroyForcibly();
+        try {
+            p.waitFor();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        gone();
+    }
+
+    private void gone() {
+        process = null;
+        paused = false;
+        ExitCleanup.stopped(this);
+    }
+
+    /** Freezes the process ({@code SIGSTOP}). */
+    synchronized void pause() {
+        if (isRunning()) {
+            signal("STOP");
+            paused = true;
+        }
+    }
+
+    /** Lets a frozen process go on ({@code SIGCONT}). */
+    synchronized void resume() {
+        if (isRunning()) {
+            signal("CONT");
+            paused = false;
+        }
+    }
+
+    private void signal(String name) {
+        long pid = pid();
+        if (pid < 0) {
+            return;
+        }
+        try {
+            int exit = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill -" + name + " " + pid + " exited with " + exit);
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}
