@@ -74,6 +74,16 @@ final class EtcdKeys {
         return key.startsWith(bytes(lockPath(name) + Kind.READER.segment + "/"));
     }
 
+    /**
+     * @param name the lock name
+     * @param key one of its keys
+     * @return the mode of the key's request, as the key says
+     */
+    LockMode modeOf(String name, ByteSequence key) {
+        int permits = permitsOf(name, key);
+        return permits > 1 ? new LockMode.Permits(permits) : isReader(name, key) ? LockMode.SHARED : LockMode.EXCLUSIVE;
+    }
+
     /** @return whether the key is a permit holder's or waiter's key of the lock */
     boolean isPermit(String name, ByteSequence key) {
         return key.startsWith(bytes(lockPath(name) + Kind.PERMIT.segment));

@@ -2,12 +2,11 @@ package dev.distlock.etcd;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.line.LineRegistry;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.CompactedException;
@@ -19,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keys this store made and what it hears about them, turned into engine events:
+ * The keys this store made ({@link LineRegistry}, by key) and what it hears about them, turned into engine events:
  * <ul>
  * <li>a waiter's predecessor deleted → {@link StoreEvents#released} for that waiter alone, which tries at once (a
  * waiter of a lock waits for one key: a release wakes one waiter, not the herd);</li>
@@ -43,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * remembered ({@link #RECENT_DELETIONS}), and a waiter whose read is older than the watch itself is woken at once
  * to read again.
  */
-final class KeyRegistry {
+final class KeyRegistry extends LineRegistry<LockKey, ByteSequence> {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
 
@@ -59,12 +58,6 @@ final class KeyRegistry {
 
     private final ScheduledExecutorService scheduler;
 
-    private final ConcurrentHashMap<String, LockKey> byOwner = new ConcurrentHashMap<>();
-
-    private final ConcurrentHashMap<ByteSequence, LockKey> byKey = new ConcurrentHashMap<>();
-
-    private final ConcurrentHashMap<ByteSequence, Set<LockKey>> waitersOn = new ConcurrentHashMap<>();
-
     /**
      * Key or lock prefix → revision of its (latest) deletion, the latest {@link #RECENT_DELETIONS}; guarded by
      * itself. A lock prefix stands for any key of its name, for the waiters of a name as a whole.
@@ -75,8 +68,6 @@ final class KeyRegistry {
             return size() > RECENT_DELETIONS;
         }
     };
-
-    private volatile StoreEvents events = StoreEvents.NONE;
 
     private volatile Watch.@Nullable Watcher watcher;
 
@@ -89,6 +80,7 @@ final class KeyRegistry {
     private volatile boolean closed;
 
     KeyRegistry(Watch watches, EtcdKeys keys, ScheduledExecutorService scheduler) {
+        super(log);
         this.watches = watches;
         this.keys = keys;
         this.scheduler = scheduler;
@@ -100,9 +92,9 @@ final class KeyRegistry {
         open(0);
     }
 
-    /** Where deletions, lost leases and waiters to wake are reported (the watch calls {@link #deleted}). */
-    void reportTo(StoreEvents events) {
-        this.events = events;
+    @Override
+    protected ByteSequence location(LockKey key) {
+        return key.key;
     }
 
     private void open(long fromRevision) {
@@ -154,11 +146,6 @@ final class KeyRegistry {
         }, REOPEN_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    private void wakeEveryWaiter() {
-        byOwner.values().stream().filter(key -> !key.held)
-                .forEach(key -> events.released(key.request.name(), key.owner()));
-    }
-
     /** A key under the prefix is gone: a lease of ours is lost, or the waiter behind it tries again. */
     void deleted(ByteSequence key, long revision) {
         ByteSequence lock = keys.lockPrefixOf(key);
@@ -168,22 +155,14 @@ final class KeyRegistry {
                 remember(lock, revision);
             }
         }
-        LockKey own = byKey.get(key);
+        LockKey own = at(key);
         if (own != null && revision > own.createRevision && own.createRevision != 0) {
-            if (own.held) {
-                if (forget(own)) {
-                    log.warn("etcd key of lock '{}' was deleted while held (its lease ran out, or an operator)",
-                            own.request.name());
-                    events.leaseLost(own.owner());
-                }
-            }
-            else {
-                events.released(own.request.name(), own.owner()); // its key went: it queues again
-            }
+            // A waiter whose key went queues again.
+            gone(own, "etcd key of lock '{}' was deleted while held (its lease ran out, or an operator)");
         }
-        wake(waitersOn.remove(key));
+        wake(key);
         if (lock != null) {
-            wake(waitersOn.remove(lock));
+            wake(lock);
         }
     }
 
@@ -191,42 +170,6 @@ final class KeyRegistry {
     private void remember(ByteSequence keyOrLock, long revision) {
         recentDeletions.remove(keyOrLock);
         recentDeletions.put(keyOrLock, revision);
-    }
-
-    private void wake(@Nullable Set<LockKey> waiters) {
-        if (waiters != null) {
-            for (LockKey waiter : waiters) {
-                waiter.watched = null;
-                events.released(waiter.request.name(), waiter.owner());
-            }
-        }
-    }
-
-    @Nullable LockKey byOwner(String ownerToken) {
-        return byOwner.get(ownerToken);
-    }
-
-    int size() {
-        return byOwner.size();
-    }
-
-    void register(LockKey key) {
-        LockKey previous = byOwner.put(key.owner(), key);
-        if (previous != null && previous != key) {
-            byKey.remove(previous.key, previous);
-            stopWaiting(previous);
-        }
-        byKey.put(key.key, key);
-    }
-
-    /** @return true when the key was tracked and is not any more (so only one caller acts on its end) */
-    boolean forget(LockKey key) {
-        if (!byOwner.remove(key.owner(), key)) {
-            return false;
-        }
-        byKey.remove(key.key, key);
-        stopWaiting(key);
-        return true;
     }
 
     /**
@@ -238,12 +181,10 @@ final class KeyRegistry {
      * @param readRevision the revision at which the waiter saw it
      */
     void waitFor(LockKey key, ByteSequence predecessor, long readRevision) {
-        if (predecessor.equals(key.watched)) {
+        if (predecessor.equals(watching(key))) {
             return; // already waiting for it (an engine re-check)
         }
-        stopWaiting(key);
-        key.watched = predecessor;
-        waitersOn.computeIfAbsent(predecessor, watched -> ConcurrentHashMap.newKeySet()).add(key);
+        waitOn(key, predecessor);
         // Registered first, then looked up: a deletion the watch reports meanwhile is seen by one side or the other.
         Long deletedAt;
         synchronized (recentDeletions) {
@@ -252,32 +193,13 @@ final class KeyRegistry {
         long from = watchingFrom;
         if ((deletedAt != null && deletedAt > readRevision) || (from != 0 && readRevision < from - 1)) {
             stopWaiting(key);
-            events.released(key.request.name(), key.owner()); // gone already, or read before the watch began
-        }
-    }
-
-    void stopWaiting(LockKey key) {
-        ByteSequence watched = key.watched;
-        if (watched != null) {
-            key.watched = null;
-            waitersOn.computeIfPresent(watched, (path, waiters) -> waiters.remove(key) && waiters.isEmpty()
-                    ? null : waiters);
+            events().released(key.request().name(), key.owner()); // gone already, or read before the watch began
         }
     }
 
     /** A shared lease is gone: its holders lost their locks, its waiters queue again. */
     void sessionLost(SessionLease lease) {
-        for (LockKey key : byOwner.values()) {
-            if (key.session == lease && forget(key)) {
-                if (key.held) {
-                    log.warn("etcd lease lost: lease of lock '{}' lost", key.request.name());
-                    events.leaseLost(key.owner());
-                }
-                else {
-                    events.released(key.request.name(), key.owner());
-                }
-            }
-        }
+        loseWhere(key -> key.session == lease, "etcd lease lost");
     }
 
     void close() {
@@ -286,9 +208,6 @@ final class KeyRegistry {
         if (current != null) {
             current.close();
         }
-        byOwner.clear();
-        byKey.clear();
-        waitersOn.clear();
-        events = StoreEvents.NONE;
+        clear();
     }
 }

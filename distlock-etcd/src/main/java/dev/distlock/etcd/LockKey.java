@@ -1,17 +1,15 @@
 package dev.distlock.etcd;
 
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.line.LineEntry;
 import io.etcd.jetcd.ByteSequence;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The key of one lock request in etcd, from its creation until release, cancellation or loss. The same key serves
- * every attempt of the request (found by its owner token), so a waiter keeps its place in line; its create revision
- * orders the line and is the fencing token.
+ * The key of one lock request in etcd: its entry in the line ({@link LineEntry}). Its create revision orders the
+ * line and is the fencing token.
  */
-final class LockKey {
-
-    final LockRequest request;
+final class LockKey extends LineEntry {
 
     final EtcdKeys.Kind kind;
 
@@ -27,22 +25,20 @@ final class LockKey {
     /** The key's create revision once etcd answered, else 0. */
     volatile long createRevision;
 
-    /** Whether the request holds the lock. */
-    volatile boolean held;
-
-    /** The key this waiter waits for, if any ({@link KeyRegistry#waitFor}). */
-    volatile @Nullable ByteSequence watched;
+    /** The revision of the last read of the key's line: a deletion after it wakes the key's waiter. */
+    volatile long readRevision;
 
     LockKey(LockRequest request, EtcdKeys.Kind kind, ByteSequence key, long leaseId, @Nullable SessionLease session) {
-        this.request = request;
+        super(request);
         this.kind = kind;
         this.key = key;
         this.leaseId = leaseId;
         this.session = session;
     }
 
-    String owner() {
-        return request.ownerToken();
+    @Override
+    public long fencingToken() {
+        return createRevision;
     }
 
     /** @return whether the key's lease can be counted on now (a fixed lease: until the engine's own deadline) */
@@ -54,6 +50,7 @@ final class LockKey {
     @Override
     public String toString() {
         // Never the owner token.
-        return "LockKey[" + request.name() + ", " + kind + ", rev " + createRevision + (held ? ", held" : "") + "]";
+        return "LockKey[" + request().name() + ", " + kind + ", rev " + createRevision + (held() ? ", held" : "")
+                + "]";
     }
 }

@@ -1,16 +1,13 @@
 package dev.distlock.zookeeper;
 
 import dev.distlock.spi.LockRequest;
-import org.jspecify.annotations.Nullable;
+import dev.distlock.spi.line.LineEntry;
 
 /**
- * The ephemeral sequential node of one lock request, from its creation until release, cancellation or loss. The
- * same node serves every attempt of the request (keyed by its owner token), so a waiter keeps its place in line.
- * An instance exists only once ZooKeeper created the node, so its path, name, zxid and session are always known.
+ * The ephemeral sequential node of one lock request: its entry in the line ({@link LineEntry}). An instance exists
+ * only once ZooKeeper created the node, so its path, name, zxid and session are always known.
  */
-final class LockNode {
-
-    final LockRequest request;
+final class LockNode extends LineEntry {
 
     /** The path of the lock's parent node. */
     final String lockPath;
@@ -27,14 +24,8 @@ final class LockNode {
     /** The session that owns the (ephemeral) node; when that session ends, ZooKeeper deletes the node. */
     final long sessionId;
 
-    /** Whether the request holds the lock. */
-    volatile boolean held;
-
-    /** The node this waiter watches, if any. */
-    volatile @Nullable String watching;
-
     LockNode(LockRequest request, String lockPath, String fullPath, long createZxid, long ownerSession) {
-        this.request = request;
+        super(request);
         this.lockPath = lockPath;
         this.path = fullPath;
         this.name = fullPath.substring(fullPath.lastIndexOf('/') + 1);
@@ -42,13 +33,14 @@ final class LockNode {
         this.sessionId = ownerSession;
     }
 
-    String owner() {
-        return request.ownerToken();
+    @Override
+    public long fencingToken() {
+        return czxid;
     }
 
     @Override
     public String toString() {
         // Never the owner token.
-        return "LockNode[" + request.name() + ", " + name + (held ? ", held" : "") + "]";
+        return "LockNode[" + request().name() + ", " + name + (held() ? ", held" : "") + "]";
     }
 }

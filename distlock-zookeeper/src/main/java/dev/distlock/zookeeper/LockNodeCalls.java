@@ -1,24 +1,28 @@
 package dev.distlock.zookeeper;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.line.LineDriver;
+import dev.distlock.spi.line.LinePlace;
+import dev.distlock.spi.line.LinePosition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.data.Stat;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The ZooKeeper calls on lock nodes, each answering a stage ({@link ZooKeeperCalls}): create with a pipelined
- * listing, list, watch a predecessor, a permit waiter's line or a held node, delete.
+ * listing, list, watch a predecessor, a permit waiter's line or a held node, delete. They drive the line
+ * ({@link LineDriver}): a node is an entry, its sequence orders the line, its creation zxid is the fencing token.
  */
-final class LockNodeCalls {
+final class LockNodeCalls implements LineDriver<LockNode, String> {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
 
@@ -39,10 +43,6 @@ final class LockNodeCalls {
         this.basePath = basePath;
     }
 
-    /** A new node and, when the pipelined listing already shows it, the lock's children. */
-    record Created(LockNode node, @Nullable List<String> children) {
-    }
-
     /**
      * Creates the request's node and, pipelined behind it on the same session (ZooKeeper answers a session's
      * requests in order), lists the lock's children: one round trip in the common case. Curator's protection
@@ -50,7 +50,9 @@ final class LockNodeCalls {
      * one that would stand in line for the rest of the session. The node is registered as soon as it exists, so that
      * a cancel (also the engine's undo of an attempt whose answer came late) finds and deletes it.
      */
-    CompletableFuture<Created> create(LockRequest request, String what) {
+    @Override
+    public CompletableFuture<Joined<LockNode, String>> join(LockRequest request) {
+        String what = "acquire '" + request.name() + "'";
         String lockPath = LockPaths.lockPath(basePath, request.name());
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> created = calls.send(cb -> client.create().storingStatIn(stat)
@@ -78,13 +80,54 @@ final class LockNodeCalls {
         }).thenCompose(node -> listed.handle((event, error) -> {
             List<String> children = (error == null) ? event.getChildren() : null;
             // Not listed when the parent had to be made first (or the create was retried): list again then.
-            return new Created(node, children != null && children.contains(node.name) ? children : null);
+            return new Joined<>(node, children != null && children.contains(node.name) ? LockPaths.line(children)
+                    : null);
         }));
     }
 
-    /** @return the children of the node's lock */
-    CompletableFuture<List<String>> list(LockNode node, String what) {
-        return list(node.lockPath, what);
+    @Override
+    public CompletableFuture<List<LinePlace<String>>> list(LockNode node) {
+        return list(node.lockPath, "acquire '" + node.request().name() + "'").thenApply(LockPaths::line);
+    }
+
+    @Override
+    public String place(LockNode node) {
+        return node.name;
+    }
+
+    /** A node made in a session that ended is gone: ZooKeeper deleted it. */
+    @Override
+    public boolean usable(LockNode node) {
+        long session = calls.currentSession();
+        return session == 0 || node.sessionId == session;
+    }
+
+    @Override
+    public LockUnavailableException ended(LockRequest request) {
+        return new LockUnavailableException("The ZooKeeper session ended during the attempt: cannot acquire '"
+                + request.name() + "'");
+    }
+
+    /**
+     * A lock waiter watches its predecessor; a permit waiter watches the whole line and is judged again on the
+     * listing that set the watch (a holder that left before the watch would otherwise wake nobody).
+     */
+    @Override
+    public CompletableFuture<Optional<List<LinePlace<String>>>> await(LockNode node,
+            LinePosition.Waits<String> position) {
+        String what = "acquire '" + node.request().name() + "'";
+        if (position instanceof LinePosition.WaitsBehind<String> behind) {
+            return watchPredecessor(node, node.lockPath + "/" + behind.predecessor(), what)
+                    .thenCompose(watching -> watching ? CompletableFuture.completedFuture(Optional.empty())
+                            : list(node).thenApply(Optional::of)); // it went: look again
+        }
+        return watchLine(node, what).thenApply(children -> {
+            if (LockPaths.position(children, node.name) instanceof LinePosition.WaitsForAPermit<String>) {
+                return Optional.empty();
+            }
+            registry.stopWaiting(node);
+            return Optional.of(LockPaths.line(children));
+        });
     }
 
     /** @return the children of a lock's node; none when it does not exist */
@@ -99,7 +142,7 @@ final class LockNodeCalls {
      *
      * @return false when the predecessor is already gone
      */
-    CompletableFuture<Boolean> watchPredecessor(LockNode node, String predecessor, String what) {
+    private CompletableFuture<Boolean> watchPredecessor(LockNode node, String predecessor, String what) {
         registry.waitOn(node, predecessor);
         return calls.send(cb -> client.getData().usingWatcher(registry).inBackground(cb).forPath(predecessor), what,
                 Code.NONODE).thenApply(event -> {
@@ -120,7 +163,7 @@ final class LockNodeCalls {
      * @return the children, listed when the watch was set: the waiter must judge its position on them, since a
      *         change before the watch wakes nobody
      */
-    CompletableFuture<List<String>> watchLine(LockNode node, String what) {
+    private CompletableFuture<List<String>> watchLine(LockNode node, String what) {
         registry.waitOn(node, node.lockPath);
         return calls.send(cb -> client.getChildren().usingWatcher(registry).inBackground(cb).forPath(node.lockPath),
                 what, Code.NONODE).thenApply(event -> event.getChildren() != null ? event.getChildren() : List.of());
@@ -140,7 +183,8 @@ final class LockNodeCalls {
      * Watches a held node, so that its deletion behind our back (an operator, data loss) counts as a lost lease.
      * Sent, not awaited: it costs the acquire no time.
      */
-    void watchHeld(LockNode node) {
+    @Override
+    public void granted(LockNode node) {
         String path = node.path;
         calls.send(cb -> client.getData().usingWatcher(registry).inBackground(cb).forPath(path), "watch " + path,
                 Code.NONODE).thenAccept(event -> {
@@ -159,10 +203,13 @@ final class LockNodeCalls {
     /**
      * Deletes a node; Curator keeps trying while the session lives ({@code guaranteed}), and the session's end
      * removes it otherwise.
-     *
-     * @return completes, never exceptionally, when ZooKeeper answered
      */
-    CompletableFuture<Void> deleteQuietly(String path) {
+    @Override
+    public CompletableFuture<Void> leave(LockNode node) {
+        return deleteQuietly(node.path);
+    }
+
+    private CompletableFuture<Void> deleteQuietly(String path) {
         return delete(path, "delete " + path).handle((deleted, error) -> {
             if (error != null) {
                 log.debug("Could not delete lock node {} yet (Curator retries; the session end removes it "

@@ -1,9 +1,12 @@
 package dev.distlock.zookeeper;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.line.LinePlace;
+import dev.distlock.spi.line.LinePosition;
 
 /**
  * Where the nodes of a lock live: {@code <base-path>/<encoded lock name>/<node>}, and what a node's name says.
@@ -143,5 +146,33 @@ final class LockPaths {
         }
         // "__PERMITS___" and "__PERMITS_0__" are no permit nodes distlock makes: count them as locks.
         return Math.max(permits, 1);
+    }
+
+    /**
+     * @param children the children of a lock's node, in any order
+     * @return its line: the lock nodes among them (the others are ignored), each with its sequence and what its
+     *         name says of its request
+     */
+    static List<LinePlace<String>> line(List<String> children) {
+        return children.stream().filter(child -> sequence(child) >= 0).map(child -> new LinePlace<>(child,
+                sequence(child), permits(child) > 1 ? new LockMode.Permits(permits(child))
+                        : isRead(child) ? LockMode.SHARED : LockMode.EXCLUSIVE)).toList();
+    }
+
+    /**
+     * @param children the children of a lock's node
+     * @param own a request's node name
+     * @return where it stands
+     */
+    static LinePosition<String> position(List<String> children, String own) {
+        return LinePosition.of(line(children), own);
+    }
+
+    /**
+     * @param children the children of a lock's node
+     * @return the nodes that hold the lock now ({@link LinePosition#holders})
+     */
+    static List<String> holders(List<String> children) {
+        return LinePosition.holders(line(children)).stream().map(LinePlace::id).toList();
     }
 }

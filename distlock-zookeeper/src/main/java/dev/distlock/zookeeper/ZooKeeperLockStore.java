@@ -1,6 +1,5 @@
 package dev.distlock.zookeeper;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +8,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -20,21 +18,20 @@ import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.StoreHealth;
 import dev.distlock.spi.StoreTraits;
 import dev.distlock.spi.Waiting;
+import dev.distlock.spi.line.LineAttempts;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException.Code;
-import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The ZooKeeper {@link LockStore}, on an Apache Curator client.
  * <ul>
  * <li>A request creates one ephemeral sequential node under {@code <base-path>/<name>} (a container node that
  * ZooKeeper removes once empty), with Curator's protection against lost create replies, and lists its siblings in
- * the same round trip. It holds the lock when no conflicting node precedes it ({@link QueuePosition}); otherwise it
- * watches only the node it waits for and keeps its node, and its place, across the retries of the request.</li>
+ * the same round trip. It holds the lock when no conflicting node precedes it; otherwise it watches only the node it
+ * waits for and keeps its node, and its place, across the retries of the request: the line of
+ * {@link dev.distlock.spi.line}, which this store drives ({@link LockNodeCalls}).</li>
  * <li>Permits (a leased semaphore): a request of one of {@code n} permits makes a {@code __PERMITS_<n>__} node in
  * the same line and holds a permit while fewer than {@code n} nodes precede it, so waiters are served in arrival
  * order. A permit waiter watches the children of the lock's node rather than one node, since whichever holder leaves
@@ -54,8 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public class ZooKeeperLockStore implements LockStore {
 
-    private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
-
     private final CuratorFramework client;
 
     private final boolean ownsClient;
@@ -68,7 +63,7 @@ public class ZooKeeperLockStore implements LockStore {
 
     private final LockNodeCalls nodes;
 
-    private final LineAttempts line;
+    private final LineAttempts<LockNode, String> line;
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -89,7 +84,7 @@ public class ZooKeeperLockStore implements LockStore {
         this.calls = new ZooKeeperCalls(client);
         this.registry = new NodeRegistry(calls::currentSession);
         this.nodes = new LockNodeCalls(client, calls, registry, config.basePath());
-        this.line = new LineAttempts(calls, registry, nodes);
+        this.line = new LineAttempts<>(registry, nodes);
     }
 
     /**
@@ -135,7 +130,7 @@ public class ZooKeeperLockStore implements LockStore {
 
     @Override
     public void start(StoreEvents events) {
-        registry.start(events);
+        registry.reportTo(events);
         client.getConnectionStateListenable().addListener(registry);
     }
 
@@ -153,8 +148,8 @@ public class ZooKeeperLockStore implements LockStore {
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
-        LockNode node = registry.byOwner(request.ownerToken());
-        if (node == null || !node.held || !registry.forget(node)) {
+        LockNode node = registry.held(lease);
+        if (node == null || !registry.forget(node)) {
             return CompletableFuture.completedFuture(ReleaseResult.EXPIRED); // lost with its session, or deleted
         }
         return nodes.delete(node.path, "release '" + request.name() + "'")
@@ -163,7 +158,7 @@ public class ZooKeeperLockStore implements LockStore {
 
     /**
      * Deletes the holders' nodes (the first one in line, the readers at its head, or the first {@code n} nodes of
-     * {@code n} permits of a name held with {@code n}: {@code QueuePosition.holders}). Their instances watch their
+     * {@code n} permits of a name held with {@code n}: {@code LinePosition.holders}). Their instances watch their
      * held nodes and report the loss at once; the waiters behind them are woken by the deletion, and their nodes'
      * zxids, their fencing tokens, are above theirs.
      */
@@ -172,7 +167,7 @@ public class ZooKeeperLockStore implements LockStore {
         String lockPath = LockPaths.lockPath(config.basePath(), name);
         String what = "force the release of '" + name + "'";
         return nodes.list(lockPath, what).thenCompose(children -> {
-            List<CompletableFuture<Boolean>> deleted = QueuePosition.holders(children).stream()
+            List<CompletableFuture<Boolean>> deleted = LockPaths.holders(children).stream()
                     .map(holder -> nodes.delete(lockPath + "/" + holder, what)).toList();
             return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
                     .thenApply(done -> deleted.stream().anyMatch(CompletableFuture::join));
@@ -181,7 +176,7 @@ public class ZooKeeperLockStore implements LockStore {
 
     /**
      * Session leases: a lease lasts as long as the ZooKeeper session, nothing is renewed. Counter tokens: the nodes'
-     * zxids. Permits: the first {@code n} nodes of {@code n} permits hold the name ({@link QueuePosition}); nodes are
+     * zxids. Permits: the first {@code n} nodes of {@code n} permits hold the name; nodes are
      * created, and so granted, in the order of their zxids, which makes those the tokens in grant order.
      */
     @Override
@@ -198,8 +193,7 @@ public class ZooKeeperLockStore implements LockStore {
     /** @return false while the session is suspended, and once the node is known gone */
     @Override
     public boolean isHeld(Lease lease) {
-        LockNode node = registry.byOwner(lease.request().ownerToken());
-        return node != null && node.held && !registry.suspended();
+        return registry.held(lease) != null && !registry.suspended();
     }
 
     @Override

@@ -4,7 +4,12 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.distlock.InvalidPropertyException;
-import dev.distlock.zookeeper.QueuePosition.Standing;
+import dev.distlock.spi.line.LinePosition;
+import dev.distlock.spi.line.LinePosition.Gone;
+import dev.distlock.spi.line.LinePosition.Holds;
+import dev.distlock.spi.line.LinePosition.Mismatched;
+import dev.distlock.spi.line.LinePosition.WaitsBehind;
+import dev.distlock.spi.line.LinePosition.WaitsForAPermit;
 import org.apache.zookeeper.common.PathUtils;
 import org.junit.jupiter.api.Test;
 
@@ -47,16 +52,16 @@ class LockPathsTests {
     void exclusiveWaitsForItsPredecessorAndReadersOnlyForTheNearestEarlierWriter() {
         List<String> children = List.of("x-__READ__0000000003", "x-__WRIT__0000000001", "x-__READ__0000000002",
                 "x-__WRIT__0000000004", "x-__READ__0000000005", "junk");
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000001").standing()).isEqualTo(Standing.GRANTED);
-        assertThat(QueuePosition.of(children, "x-__READ__0000000002").predecessor())
-                .isEqualTo("x-__WRIT__0000000001");
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000004").predecessor())
-                .isEqualTo("x-__READ__0000000003");
-        assertThat(QueuePosition.of(children, "x-__READ__0000000005").predecessor())
-                .isEqualTo("x-__WRIT__0000000004");
-        assertThat(QueuePosition.of(List.of("x-__READ__0000000002", "x-__READ__0000000003"),
-                "x-__READ__0000000003").standing()).isEqualTo(Standing.GRANTED);
-        assertThat(QueuePosition.of(children, "x-__WRIT__0000000009").standing()).isEqualTo(Standing.GONE);
+        assertThat(LockPaths.position(children, "x-__WRIT__0000000001")).isInstanceOf(Holds.class);
+        assertThat(LockPaths.position(children, "x-__READ__0000000002"))
+                .isEqualTo(new WaitsBehind<>("x-__WRIT__0000000001"));
+        assertThat(LockPaths.position(children, "x-__WRIT__0000000004"))
+                .isEqualTo(new WaitsBehind<>("x-__READ__0000000003"));
+        assertThat(LockPaths.position(children, "x-__READ__0000000005"))
+                .isEqualTo(new WaitsBehind<>("x-__WRIT__0000000004"));
+        assertThat(LockPaths.position(List.of("x-__READ__0000000002", "x-__READ__0000000003"),
+                "x-__READ__0000000003")).isInstanceOf(Holds.class);
+        assertThat(LockPaths.position(children, "x-__WRIT__0000000009")).isInstanceOf(Gone.class);
     }
 
     @Test
