@@ -1,5 +1,8 @@
-package dev.distlock.campaign;
+package dev.distlock.etcd;
 
+import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.FaultKind;
+import dev.distlock.test.support.campaign.Links;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
-import dev.distlock.etcd.EtcdTestCluster;
 import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
 

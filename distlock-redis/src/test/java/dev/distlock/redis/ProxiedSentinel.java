@@ -1,4 +1,4 @@
-package dev.distlock.campaign;
+package dev.distlock.redis;
 
 import java.security.SecureRandom;
 import java.time.Duration;

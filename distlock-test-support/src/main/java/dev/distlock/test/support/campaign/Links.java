@@ -1,4 +1,4 @@
-package dev.distlock.campaign;
+package dev.distlock.test.support.campaign;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +11,7 @@ import dev.distlock.test.support.FaultProxy;
  * The network between the nodes and the servers of a topology: one {@link FaultProxy} per node and server, so that
  * the nemesis can cut, slow or reset the links of one node to some servers while the other nodes go on.
  */
-final class Links implements AutoCloseable {
+public final class Links implements AutoCloseable {
 
     private final List<IntSupplier> serverPorts;
 
@@ -20,7 +20,7 @@ final class Links implements AutoCloseable {
     /**
      * @param serverPorts the servers' ports, in server order
      */
-    Links(List<IntSupplier> serverPorts) {
+    public Links(List<IntSupplier> serverPorts) {
         this.serverPorts = List.copyOf(serverPorts);
     }
 
@@ -28,7 +28,7 @@ final class Links implements AutoCloseable {
      * @param node a node
      * @return its proxies, one per server in server order (made on first use)
      */
-    List<FaultProxy> of(String node) {
+    public List<FaultProxy> of(String node) {
         return byNode.computeIfAbsent(node, n -> {
             List<FaultProxy> proxies = new ArrayList<>();
             for (int i = 0; i < serverPorts.size(); i++) {
@@ -39,17 +39,17 @@ final class Links implements AutoCloseable {
     }
 
     /** @return the nodes that have links */
-    List<String> nodes() {
+    public List<String> nodes() {
         return List.copyOf(byNode.keySet());
     }
 
     /** @return every proxy */
-    List<FaultProxy> all() {
+    public List<FaultProxy> all() {
         return byNode.values().stream().flatMap(List::stream).toList();
     }
 
     /** Lets every link pass again. */
-    void passAll() {
+    public void passAll() {
         all().forEach(FaultProxy::pass);
     }
 

@@ -1,10 +1,12 @@
-package dev.distlock.campaign;
+package dev.distlock.jdbc;
 
+import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.FaultKind;
+import dev.distlock.test.support.campaign.Links;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 
-import dev.distlock.jdbc.PostgresCampaignServer;
 
 /**
  * A real PostgreSQL server (distlock-jdbc's test server; the campaign is skipped, visibly, without one), reached by

@@ -1,7 +1,7 @@
-package dev.distlock.campaign;
+package dev.distlock.test.support.campaign;
 
 /** The faults the nemesis injects, each bounded in time and healed before the next. */
-enum FaultKind {
+public enum FaultKind {
     /** A store process killed with SIGKILL and started again (from its AOF, WAL or snapshot, where it has one). */
     KILL_SERVER,
     /** A store process frozen with SIGSTOP, then thawed with SIGCONT. */

@@ -1,5 +1,8 @@
-package dev.distlock.campaign;
+package dev.distlock.redis;
 
+import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.FaultKind;
+import dev.distlock.test.support.campaign.Links;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
