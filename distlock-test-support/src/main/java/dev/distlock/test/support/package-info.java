@@ -4,7 +4,7 @@
  * {@link dev.distlock.test.support.LockHistory} for fault tests, the fault tools
  * ({@link dev.distlock.test.support.FaultProxy}, {@link dev.distlock.test.support.HolderJvm}), the store fixture SPI
  * ({@link dev.distlock.test.support.StoreFixture}, implemented once in each store's test-jar, found through
- * {@link dev.distlock.test.support.StoreFixtures}) with its check ({@link dev.distlock.test.support.StoreFixtureTests}),
+ * {@link dev.distlock.test.support.StoreFixtures}) with its check (in the contract suite),
  * and a second store "module" for the stores' store-selection tests ({@link dev.distlock.test.support.AnotherStore}).
  */
 @NullMarked

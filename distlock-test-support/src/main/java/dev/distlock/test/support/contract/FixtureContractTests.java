@@ -1,4 +1,4 @@
-package dev.distlock.test.support;
+package dev.distlock.test.support.contract;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +11,8 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
-import org.junit.jupiter.api.Assumptions;
+import dev.distlock.test.support.StoreFixture;
+import dev.distlock.test.support.StoreFixtures;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,46 +21,31 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What every store's fixture must do for the suites that use it, checked on the store's real server(s): found
- * through {@link java.util.ServiceLoader}, its nodes lock against each other, {@link StoreFixture#breakLease} frees
- * a held name, {@link StoreFixture#stopServer} makes calls fail closed and {@link StoreFixture#startServer} brings
- * locking back. A store's module extends it once (one line: its provider).
+ * through {@link java.util.ServiceLoader} under its id, its nodes lock against each other,
+ * {@link StoreFixture#breakLease} frees a held name, {@link StoreFixture#stopServer} makes calls fail closed and
+ * {@link StoreFixture#startServer} brings locking back.
  */
-public abstract class StoreFixtureTests {
+@StoreContract
+class FixtureContractTests extends ContractNodes {
 
     private static final LockOptions NO_WAIT = LockOptions.defaults().withWaitTime(Duration.ZERO);
 
-    /** @return the store's provider, as its test-jar lists it in {@code META-INF/services} */
-    protected abstract StoreFixture.Provider provider();
-
-    /** @return the fixtures to check: the first by default, since each start costs seconds */
-    protected List<String> idsToCheck() {
-        return List.of(provider().ids().get(0));
-    }
-
     @Test
-    void theProviderIsFoundThroughServiceLoaderWithItsIds() {
-        assertThat(StoreFixtures.providers()).anyMatch(found -> found.getClass() == provider().getClass());
-        assertThat(StoreFixtures.ids()).containsAll(provider().ids());
+    void theFixtureIsFoundThroughServiceLoaderUnderItsId() {
+        assertThat(StoreFixtures.contractIds()).contains(fixture().id());
+        assertThat(fixture().label()).isNotBlank();
+        assertThat(fixture().setup()).isNotBlank();
     }
 
     @Test
     void nodesLockBrokenLeasesFreeTheNameAndAStoppedServerFailsClosedUntilStarted() throws Exception {
-        for (String id : idsToCheck()) {
-            StoreFixture.Availability availability = StoreFixtures.start(id);
-            if (availability instanceof StoreFixture.Availability.Unavailable unavailable) {
-                Assumptions.abort(unavailable.label() + " cannot run here: " + unavailable.reason());
-            }
-            try (StoreFixture fixture = ((StoreFixture.Availability.Ready) availability).fixture()) {
-                assertThat(fixture.id()).isEqualTo(id);
-                check(fixture);
-            }
-        }
+        check(fixture());
     }
 
     private static void check(StoreFixture fixture) throws Exception {
         List<AutoCloseable> resources = new ArrayList<>();
-        StoreLockService first = node(fixture, resources);
-        StoreLockService second = node(fixture, resources);
+        StoreLockService first = plainNode(fixture, resources);
+        StoreLockService second = plainNode(fixture, resources);
         try {
             LockHandle held = first.lock("fixture-check");
             assertThat(second.tryLock("fixture-check", NO_WAIT)).as("held by the first node").isEmpty();
@@ -91,7 +77,7 @@ public abstract class StoreFixtureTests {
         return handle.isPresent();
     }
 
-    private static StoreLockService node(StoreFixture fixture, List<AutoCloseable> resources) {
+    private static StoreLockService plainNode(StoreFixture fixture, List<AutoCloseable> resources) {
         StoreLockService node = new StoreLockService(fixture.newStore(resources), LockConfig.defaults(),
                 LockListener.NONE);
         node.start();
