@@ -1,5 +1,9 @@
 package dev.distlock.campaign;
 
+import dev.distlock.test.support.campaign.CampaignTopologies;
+import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.FaultKind;
+import dev.distlock.test.support.campaign.Links;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -105,7 +109,7 @@ final class Campaign {
      */
     static LockConfig lockConfig(long leaseMillis) {
         return LockConfig.defaults().withLeaseTime(Duration.ofMillis(leaseMillis)).withWaitTime(Duration.ofSeconds(3))
-                .withCommandTimeout(StoreSpecs.COMMAND_TIMEOUT);
+                .withCommandTimeout(CampaignTopology.COMMAND_TIMEOUT);
     }
 
     /** Where every node's grants and failures go. */
@@ -163,7 +167,7 @@ final class Campaign {
         long runSeed = seed ^ topology.name().hashCode();
         Random nemesisRandom = new Random(runSeed);
         List<StoreLockService> services = new ArrayList<>();
-        List<StoreSpecs.Opened> opened = new ArrayList<>();
+        List<CampaignTopology.Opened> opened = new ArrayList<>();
         List<Thread> workers = new ArrayList<>();
         List<LeadershipWorker> candidates = new ArrayList<>();
         ChildNode child = null;
@@ -172,7 +176,7 @@ final class Campaign {
         try {
             for (int n = 0; n < NODES; n++) {
                 String node = "node-" + n;
-                StoreSpecs.Opened store = StoreSpecs.open(topology.spec(node));
+                CampaignTopology.Opened store = CampaignTopologies.open(topology.spec(node));
                 opened.add(store);
                 LockLoop.LostLeases lost = new LockLoop.LostLeases();
                 StoreLockService service = new StoreLockService(store.store(),
@@ -233,7 +237,7 @@ final class Campaign {
                 child.close();
             }
             services.forEach(StoreLockService::close);
-            opened.forEach(StoreSpecs.Opened::closeResources);
+            opened.forEach(CampaignTopology.Opened::closeResources);
         }
         try {
             history.assertConsistent();

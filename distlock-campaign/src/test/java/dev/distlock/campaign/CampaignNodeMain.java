@@ -1,5 +1,7 @@
 package dev.distlock.campaign;
 
+import dev.distlock.test.support.campaign.CampaignTopologies;
+import dev.distlock.test.support.campaign.CampaignTopology;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -9,7 +11,7 @@ import dev.distlock.listener.CompositeLockListener;
 
 /**
  * A campaign node in a JVM of its own (a {@link dev.distlock.test.support.HolderJvm}): runs {@link LockLoop}s and a
- * {@link LeadershipWorker} on a store given by a {@link StoreSpecs spec} and prints every event as a line starting with {@value #PREFIX}, which the test
+ * {@link LeadershipWorker} on a store given by a spec ({@link CampaignTopology#spec(String)}) and prints every event as a line starting with {@value #PREFIX}, which the test
  * JVM ({@link ChildNode}) turns into the history. Times are {@link System#nanoTime()}: on Linux it is
  * {@code CLOCK_MONOTONIC}, one clock for every process of the machine, so the test JVM can compare them with its
  * own.
@@ -29,7 +31,7 @@ public final class CampaignNodeMain {
      */
     public static void main(String[] args) {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        StoreSpecs.Opened opened = StoreSpecs.open(args[0]);
+        CampaignTopology.Opened opened = CampaignTopologies.open(args[0]);
         int threads = Integer.parseInt(args[1]);
         long seed = Long.parseLong(args[2]);
         LockLoop.LostLeases lost = new LockLoop.LostLeases();

@@ -1,5 +1,6 @@
 package dev.distlock.campaign;
 
+import dev.distlock.test.support.campaign.FaultKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

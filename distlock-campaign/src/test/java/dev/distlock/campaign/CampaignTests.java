@@ -1,5 +1,9 @@
 package dev.distlock.campaign;
 
+import dev.distlock.test.support.campaign.CampaignTopologies;
+import dev.distlock.test.support.campaign.CampaignTopology;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +12,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,7 +22,8 @@ import org.slf4j.LoggerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fault campaign on every store and topology. In the build, a short run: 6 s of faults per store (about
+ * The fault campaign on every store topology on the class path (each store's test-jar provides its own,
+ * {@link CampaignTopology.Provider}). In the build, a short run: 6 s of faults per store (about
  * a minute of faults in all). Long mode: {@code -Dcampaign.minutes=N} injects faults for N minutes per store.
  * {@code -Dcampaign.seed=S} replays a run (the seed is printed at the start and in every failure);
  * {@code -Dcampaign.stores=sentinel,redlock} runs only those stores. Each run's figures are appended to
@@ -46,13 +50,20 @@ class CampaignTests {
                 faultPhase.toSeconds(), seed);
     }
 
-    private static void campaign(String store, Supplier<CampaignTopology> topology) throws Exception {
+    /** @return every topology the stores' test-jars on the class path provide */
+    static List<String> topologies() {
+        return CampaignTopologies.names();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("topologies")
+    void campaign(String store) throws Exception {
         String only = System.getProperty("campaign.stores", "");
         List<String> stores = Arrays.stream(only.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
         Assumptions.assumeTrue(stores.isEmpty() || stores.contains(store),
                 () -> "campaign on " + store + " SKIPPED: -Dcampaign.stores=" + only);
         CampaignResult result;
-        try (CampaignTopology started = topology.get()) {
+        try (CampaignTopology started = CampaignTopologies.start(store)) {
             result = new Campaign(started, seed, faultPhase).run();
         }
         report(result);
@@ -68,40 +79,5 @@ class CampaignTests {
         Files.createDirectories(file.getParent());
         Files.writeString(file, result.markdownRow() + "\n" + "<!-- " + result.summary().replace("--", "- -")
                 + " -->\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    }
-
-    @Test
-    void standaloneWithAof() throws Exception {
-        campaign("standalone-aof", StandaloneAofTopology::new);
-    }
-
-    @Test
-    void sentinelWithAcknowledgements() throws Exception {
-        campaign("sentinel", SentinelTopology::new);
-    }
-
-    @Test
-    void cluster() throws Exception {
-        campaign("cluster", ClusterTopology::new);
-    }
-
-    @Test
-    void redlock() throws Exception {
-        campaign("redlock", RedlockTopology::new);
-    }
-
-    @Test
-    void postgres() throws Exception {
-        campaign("postgres", PostgresTopology::new);
-    }
-
-    @Test
-    void zooKeeperEnsemble() throws Exception {
-        campaign("zookeeper", ZooKeeperEnsembleTopology::new);
-    }
-
-    @Test
-    void etcd() throws Exception {
-        campaign("etcd", EtcdTopology::new);
     }
 }

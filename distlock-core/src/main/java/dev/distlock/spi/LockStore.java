@@ -42,8 +42,9 @@ import java.util.concurrent.CompletionStage;
  * line; a store that polls (JDBC) serves whoever tries first after a release, so FAIR means only the local order
  * there. The engine never hands a FAIR lock on locally.
  * <p>
- * Implementations are thread-safe. Every store passes the same contract test suite ({@code LockStoreContractTests}
- * in module {@code distlock-test}); CONTRIBUTING's "Adding a lock store" walks through writing one.
+ * Implementations are thread-safe. Every store passes the same contract test suite (package
+ * {@code dev.distlock.test.support.contract} of module {@code distlock-test-support}, run on each store's fixtures);
+ * CONTRIBUTING's "Adding a lock store" walks through writing one.
  */
 public interface LockStore extends AutoCloseable {
 

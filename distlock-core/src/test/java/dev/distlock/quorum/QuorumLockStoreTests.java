@@ -28,8 +28,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The quorum logic on three in-memory nodes, called through the SPI as the engine calls it. The whole contract suite
- * runs on quorums too (distlock-test's {@code QuorumOfInMemoryStoresContractTests}, distlock-jdbc's
- * {@code QuorumOfJdbcStoresContractTests}); these tests pin down what only a quorum does: votes, minorities down,
+ * runs on quorums too (distlock-test-support's {@code in-memory-quorum} fixture, distlock-jdbc's
+ * {@code jdbc-quorum}); these tests pin down what only a quorum does: votes, minorities down,
  * split votes and the undo of a grant that came after the vote was decided.
  */
 class QuorumLockStoreTests {

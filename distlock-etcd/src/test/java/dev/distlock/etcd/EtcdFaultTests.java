@@ -17,7 +17,6 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener;
 import dev.distlock.test.support.FaultProxy;
-import dev.distlock.test.support.HolderJvm;
 import dev.distlock.test.support.LockHistory;
 import dev.distlock.test.support.LockLoad;
 import org.junit.jupiter.api.AfterAll;
@@ -33,8 +32,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Faults of a real three-member etcd cluster, every grant recorded and the history checked: the leader dies, the
- * quorum is lost, a holder's keep-alives stop reaching etcd, a holder JVM is killed. The cluster is shared by the
- * tests and healed after each.
+ * quorum is lost, a holder's keep-alives stop reaching etcd. (A killed holder JVM is distlock-test-support's
+ * HolderCrashContractTests, on this module's fixture.) The cluster is shared by the tests and healed after each.
  */
 class EtcdFaultTests {
 
@@ -194,63 +193,6 @@ class EtcdFaultTests {
             assertThat(taken.fencingToken()).isGreaterThan(third.fencingToken());
             taken.unlock();
             proxy.pass();
-        }
-    }
-
-    @Test
-    void theLockOfAKilledHolderJvmIsFreeAgainWithinItsLease() throws Exception {
-        long leaseMillis = 2000;
-        try (HolderJvm holder = HolderJvm.start(EtcdHolderProcess.class, String.join(",", cluster.endpoints()),
-                PREFIX, "crash", String.valueOf(leaseMillis))) {
-            long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
-            long lockedAt = System.nanoTime();
-            StoreLockService node = node(cluster.endpoints(), Duration.ofSeconds(2));
-            assertThat(node.tryLock("crash", LockOptions.defaults().withWaitTime(Duration.ofMillis(500))))
-                    .as("the live holder's lease keeps the lock").isEmpty();
-            holder.kill();
-            long killed = System.nanoTime();
-            history.record("crash", "holder-jvm", holderToken, lockedAt, killed, false);
-            try (LockHandle handle = node.lock("crash", LockOptions.defaults()
-                    .withWaitTime(Duration.ofMillis(leaseMillis * 5)))) {
-                Duration after = Duration.ofNanos(System.nanoTime() - killed);
-                // etcd expires the lease one TTL after the last keep-alive it got (before the kill), checking
-                // every 500 ms; the rest is slack for a busy machine.
-                history.hold("survivor", handle, () -> assertThat(after)
-                        .isLessThanOrEqualTo(Duration.ofMillis(leaseMillis + 2000)));
-                assertThat(handle.fencingToken()).isGreaterThan(holderToken);
-                log.info("Holder JVM killed: lock taken over after {} ms (lease {} ms)", after.toMillis(), leaseMillis);
-            }
-            history.assertConsistent();
-        }
-    }
-
-    @Test
-    void aPermitOfAKilledHolderJvmIsFreeAgainWithinItsLeaseAndTheSurvivorKeepsItsOwn() throws Exception {
-        long leaseMillis = 2000;
-        LockOptions twoPermits = LockOptions.defaults().withPermits(2);
-        try (HolderJvm holder = HolderJvm.start(EtcdHolderProcess.class, String.join(",", cluster.endpoints()),
-                PREFIX, "crash-pool", String.valueOf(leaseMillis), "2")) {
-            long holderToken = holder.awaitLocked(Duration.ofSeconds(60));
-            StoreLockService node = node(cluster.endpoints(), Duration.ofSeconds(2));
-            LockHandle other = node.lock("crash-pool", twoPermits);
-            assertThat(other.fencingToken()).isGreaterThan(holderToken);
-            assertThat(node.tryLock("crash-pool", twoPermits.withWaitTime(Duration.ofMillis(500))))
-                    .as("both permits held, the killed holder's on its live shared lease").isEmpty();
-
-            holder.kill();
-            long killed = System.nanoTime();
-            try (LockHandle freed = node.lock("crash-pool",
-                    twoPermits.withWaitTime(Duration.ofMillis(leaseMillis * 5)))) {
-                Duration after = Duration.ofNanos(System.nanoTime() - killed);
-                // As for a lock: etcd expires the killed JVM's lease one TTL after its last keep-alive.
-                assertThat(after).isLessThanOrEqualTo(Duration.ofMillis(leaseMillis + 2000));
-                assertThat(freed.fencingToken()).isGreaterThan(other.fencingToken());
-                assertThat(other.isHeld()).as("the survivor's own permit").isTrue();
-                log.info("Permit holder JVM killed: permit taken over after {} ms (lease {} ms)", after.toMillis(),
-                        leaseMillis);
-            }
-            assertThat(other.isHeld()).as("the survivor's own permit, after the other's release").isTrue();
-            other.unlock();
         }
     }
 }

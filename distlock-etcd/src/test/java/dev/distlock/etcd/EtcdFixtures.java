@@ -30,6 +30,12 @@ public final class EtcdFixtures implements StoreFixture.Provider {
         return List.of("etcd", "etcd-3");
     }
 
+    /** The contract runs on one member; {@code etcd-3} adds nothing to it (EtcdFaultTests cover the members). */
+    @Override
+    public List<String> contractIds() {
+        return List.of("etcd");
+    }
+
     @Override
     public StoreFixture.Availability start(String id) {
         int members = "etcd".equals(id) ? 1 : 3;
@@ -115,7 +121,7 @@ public final class EtcdFixtures implements StoreFixture.Provider {
         @Override
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(EtcdHolderProcess.class,
-                    List.of(String.join(",", cluster.endpoints()))));
+                    List.of(String.join(",", cluster.endpoints()), KEY_PREFIX)));
         }
 
         @Override

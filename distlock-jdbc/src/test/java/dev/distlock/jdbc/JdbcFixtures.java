@@ -34,10 +34,19 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         return List.of("h2", "postgres");
     }
 
+    /** The contract runs on these and on two set-ups of its own ({@link JdbcContractFixtures}). */
+    @Override
+    public List<String> contractIds() {
+        return List.of("h2", JdbcContractFixtures.H2_POSTGRES_MODE, "postgres", JdbcContractFixtures.QUORUM);
+    }
+
     @Override
     public StoreFixture.Availability start(String id) throws SQLException {
         if ("h2".equals(id)) {
             return new StoreFixture.Availability.Ready(H2.start());
+        }
+        if (!"postgres".equals(id)) {
+            return new StoreFixture.Availability.Ready(JdbcContractFixtures.start(id));
         }
         Optional<PostgresTestServer> started = PostgresTestServer.startNew(true);
         if (started.isEmpty()) {
@@ -143,6 +152,11 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         }
 
         @Override
+        public boolean sharesReadLocks() {
+            return false; // READ is exclusive in the JDBC store
+        }
+
+        @Override
         public void stopServer() {
             server.stop();
         }
@@ -213,6 +227,11 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         @Override
         public LockStore newStore(List<AutoCloseable> resources) {
             return node(server.url(), null, resources);
+        }
+
+        @Override
+        public boolean sharesReadLocks() {
+            return false; // READ is exclusive in the JDBC store
         }
 
         @Override

@@ -14,8 +14,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * A separate JVM that takes a lock and holds it until it is killed; used to show that a crashed holder blocks the
- * lock for at most its lease. Arguments: redis port, lock name, lease in ms, and optionally the permits of the name
- * (the holder then takes one of them). Prints "LOCKED token".
+ * lock for at most its lease. Arguments: redis port, key prefix, lock name, lease in ms, and optionally the permits
+ * of the name (the holder then takes one of them). Prints "LOCKED token".
  */
 public final class HolderProcess {
 
@@ -23,7 +23,7 @@ public final class HolderProcess {
     }
 
     /**
-     * @param args port, lock name, lease ms[, permits]
+     * @param args port, key prefix, lock name, lease ms[, permits]
      * @throws InterruptedException never in practice: the process is killed while sleeping
      */
     public static void main(String[] args) throws InterruptedException {
@@ -31,11 +31,11 @@ public final class HolderProcess {
                 new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
         factory.afterPropertiesSet();
         factory.start();
-        StoreLockService service = new StoreLockService(new RedisLockStore(factory, LockNodes.redisConfig("proc")),
-                LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[2]))), LockListener.NONE);
+        StoreLockService service = new StoreLockService(new RedisLockStore(factory, LockNodes.redisConfig(args[1])),
+                LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[3]))), LockListener.NONE);
         service.start();
-        int permits = args.length > 3 ? Integer.parseInt(args[3]) : 1;
-        LockHandle handle = service.lock(args[1], LockOptions.defaults().withPermits(permits));
+        int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
+        LockHandle handle = service.lock(args[2], LockOptions.defaults().withPermits(permits));
         System.out.println(HolderJvm.LOCKED + handle.fencingToken());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL

@@ -32,7 +32,7 @@ import static org.awaitility.Awaitility.await;
  * any time, another leader within the lease after the leader was killed with SIGKILL, and a yield that hands the
  * leadership to the candidate that was waiting, the old leader told {@code revoked} before the new one is granted.
  * <p>
- * The campaign's rules within one JVM are the contract tests' ({@code LockStoreContractTests}); this test needs
+ * The campaign's rules within one JVM are the contract tests' ({@code dev.distlock.test.support.contract}); this test needs
  * processes, because a leader killed with SIGKILL neither releases its lease nor runs any code: only the lease's
  * expiry in Redis lets another candidate lead, and the time that takes is the failover time it measures and prints.
  * <p>

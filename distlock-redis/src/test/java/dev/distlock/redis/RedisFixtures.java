@@ -34,10 +34,20 @@ public final class RedisFixtures implements StoreFixture.Provider {
         return List.of("redis", "redis-replica", "redis-replica-off", "redlock");
     }
 
+    /**
+     * The contract runs on one server with Lettuce and with Jedis (any Spring Data Redis client works through the
+     * generic connection API) and on Redlock; the replica set-ups add nothing to it.
+     */
+    @Override
+    public List<String> contractIds() {
+        return List.of("redis", "jedis", "redlock");
+    }
+
     @Override
     public StoreFixture.Availability start(String id) {
         return new StoreFixture.Availability.Ready(switch (id) {
             case "redis" -> standalone();
+            case "jedis" -> jedis();
             case "redis-replica" -> withReplica(MinReplicas.AUTO);
             case "redis-replica-off" -> withReplica(MinReplicas.NONE);
             default -> redlock(3);
@@ -49,6 +59,14 @@ public final class RedisFixtures implements StoreFixture.Provider {
         return new Fixture("redis", "Redis standalone", "one redis-server (" + version(server) + "), no replica, "
                 + "no persistence", List.of(server), resources -> node(server, RedisLockConfig.defaults()
                         .withKeyPrefix(KEY_PREFIX), resources), server::close);
+    }
+
+    /** One server, every node on a Jedis connection factory of its own ({@link JedisNodes}). */
+    private static StoreFixture jedis() {
+        RedisServerProcess server = RedisServerProcess.startOnFreePort();
+        return new Fixture("jedis", "Redis standalone, Jedis", "one redis-server (" + version(server) + "), no "
+                + "replica, no persistence; Jedis clients", List.of(server), resources -> JedisNodes.node(server,
+                        RedisLockConfig.defaults().withKeyPrefix(KEY_PREFIX), resources), server::close);
     }
 
     /** A master with one replica, the default 1 s replication timeout. */
@@ -150,7 +168,7 @@ public final class RedisFixtures implements StoreFixture.Provider {
         @Override
         public Optional<HolderCommand> holder() {
             return "redis".equals(id) ? Optional.of(new HolderCommand(HolderProcess.class,
-                    List.of(String.valueOf(servers.get(0).port())))) : Optional.empty();
+                    List.of(String.valueOf(servers.get(0).port()), KEY_PREFIX))) : Optional.empty();
         }
 
         @Override

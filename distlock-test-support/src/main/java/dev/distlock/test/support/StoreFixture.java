@@ -70,8 +70,11 @@ public interface StoreFixture extends AutoCloseable {
     /**
      * @return the store's holder main (a class with {@code main} that takes a lock and prints
      *         {@link HolderJvm#LOCKED} and the token) and the first arguments it needs to reach this fixture's
-     *         server(s), for {@link HolderJvm#start(Class, String...)}; the rest of its command line is the main's
-     *         own; empty where the store has no holder main
+     *         server(s), for {@link HolderJvm#start(Class, String...)}; the rest of its command line is the same for
+     *         every store: the lock name, the lease in milliseconds (a ZooKeeper session timeout) and optionally the
+     *         permits of the name; the main holds the lock until it is killed. Empty where the store has no holder
+     *         main; with one, the crash suite ({@code dev.distlock.test.support.contract.HolderCrashContractTests})
+     *         runs on this fixture
      */
     default Optional<HolderCommand> holder() {
         return Optional.empty();
@@ -109,9 +112,19 @@ public interface StoreFixture extends AutoCloseable {
         List<String> ids();
 
         /**
+         * @return the ids the contract suite ({@code dev.distlock.test.support.contract}) runs on: by default
+         *         {@link #ids()}; a provider may leave out set-ups that add nothing to the contract (a second
+         *         cluster size) and add set-ups only the contract needs (another client library, a compatibility
+         *         mode), which {@link #start(String)} starts too but workloads and reports do not list
+         */
+        default List<String> contractIds() {
+            return ids();
+        }
+
+        /**
          * Starts a fixture.
          *
-         * @param id one of {@link #ids()}
+         * @param id one of {@link #ids()} or {@link #contractIds()}
          * @return the started fixture, or why this machine cannot run it (a server binary missing)
          * @throws Exception when the server(s) could not be started
          */

@@ -1,0 +1,115 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.distlock.test.support.campaign.CampaignTopology;
+import io.lettuce.core.internal.HostAndPort;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DnsResolvers;
+import io.lettuce.core.resource.MappingSocketAddressResolver;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisNode;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The Redis store's fault campaign topologies: {@code standalone-aof}, {@code sentinel}, {@code cluster},
+ * {@code redlock}. Their node specs:
+ * <ul>
+ * <li>{@code redis|host:port|minReplicas}</li>
+ * <li>{@code sentinel|masterName|host:port,host:port|minReplicas[|port>port,port>port]}: the optional last field maps
+ * the ports the Sentinels name onto this node's own proxies (a Lettuce {@link MappingSocketAddressResolver})</li>
+ * <li>{@code cluster|host:port,host:port|minReplicas}</li>
+ * <li>{@code redlock|redis://host:port,redis://host:port}</li>
+ * </ul>
+ * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout.
+ */
+public final class RedisCampaignTopologies implements CampaignTopology.Provider {
+
+    @Override
+    public List<String> names() {
+        return List.of("standalone-aof", "sentinel", "cluster", "redlock");
+    }
+
+    @Override
+    public CampaignTopology start(String name) {
+        return switch (name) {
+            case "standalone-aof" -> new StandaloneAofTopology();
+            case "sentinel" -> new SentinelTopology();
+            case "cluster" -> new ClusterTopology();
+            case "redlock" -> new RedlockTopology();
+            default -> throw new IllegalArgumentException("Not a Redis campaign topology: " + name);
+        };
+    }
+
+    @Override
+    public Optional<CampaignTopology.Opened> open(String spec) {
+        String[] parts = spec.split("\\|");
+        switch (parts[0]) {
+            case "redis": {
+                String[] hostPort = parts[1].split(":");
+                return Optional.of(redis(new RedisStandaloneConfiguration(hostPort[0], Integer.parseInt(hostPort[1])),
+                        Integer.parseInt(parts[2]), ""));
+            }
+            case "sentinel": {
+                RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
+                sentinel.master(parts[1]);
+                for (String node : parts[2].split(",")) {
+                    sentinel.addSentinel(RedisNode.fromString(node));
+                }
+                return Optional.of(redis(sentinel, Integer.parseInt(parts[3]), parts.length > 4 ? parts[4] : ""));
+            }
+            case "cluster":
+                return Optional.of(redis(new RedisClusterConfiguration(Arrays.asList(parts[1].split(","))),
+                        Integer.parseInt(parts[2]), ""));
+            case "redlock":
+                return Optional.of(new CampaignTopology.Opened(RedlockStore.connect(new RedlockConfig(
+                        List.of(parts[1].split(",")), CampaignTopology.KEY_PREFIX, CampaignTopology.COMMAND_TIMEOUT)),
+                        List.of()));
+            default:
+                return Optional.empty();
+        }
+    }
+
+    private static CampaignTopology.Opened redis(RedisConfiguration configuration, int minReplicas, String portMapping) {
+        List<AutoCloseable> resources = new ArrayList<>();
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder()
+                .commandTimeout(Duration.ofSeconds(5));
+        if (!portMapping.isEmpty()) {
+            Map<Integer, Integer> ports = new HashMap<>();
+            for (String pair : portMapping.split(",")) {
+                String[] fromTo = pair.split(">");
+                ports.put(Integer.parseInt(fromTo[0]), Integer.parseInt(fromTo[1]));
+            }
+            ClientResources clientResources = ClientResources.builder().socketAddressResolver(
+                    MappingSocketAddressResolver.create(DnsResolvers.UNRESOLVED, address -> ports.containsKey(
+                            address.getPort()) ? HostAndPort.of(address.getHostText(), ports.get(address.getPort()))
+                                    : address))
+                    .build();
+            builder.clientResources(clientResources);
+            resources.add(clientResources::shutdown);
+        }
+        LettuceClientConfiguration client = builder.build();
+        LettuceConnectionFactory factory = configuration instanceof RedisStandaloneConfiguration standalone
+                ? new LettuceConnectionFactory(standalone, client)
+                : configuration instanceof RedisSentinelConfiguration sentinel
+                        ? new LettuceConnectionFactory(sentinel, client)
+                        : new LettuceConnectionFactory((RedisClusterConfiguration) configuration, client);
+        factory.afterPropertiesSet();
+        factory.start();
+        resources.add(0, factory::destroy);
+        RedisLockConfig config = RedisLockConfig.defaults().withKeyPrefix(CampaignTopology.KEY_PREFIX)
+                .withCommandTimeout(CampaignTopology.COMMAND_TIMEOUT).withReplication(minReplicas, Duration.ofSeconds(1));
+        return new CampaignTopology.Opened(new RedisLockStore(factory, config), resources);
+    }
+}
