@@ -2,6 +2,7 @@ package dev.distlock.benchmarks;
 
 import java.time.Duration;
 
+import dev.distlock.test.support.StoreFixtures;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.distlock.autoconfigure.DistlockProperties;
@@ -20,8 +21,8 @@ final class DistlockAnnotationContender implements LockContender {
 
     @Override
     public String version() {
-        return "distlock-spring-boot-starter " + Versions.of("dev.distlock", "distlock-spring-boot-autoconfigure",
-                DistlockProperties.class) + ": @DistributedLock(name = \"bench\", key = \"#name\"), "
+        return "distlock-spring-boot-starter "
+                + StoreFixtures.version("dev.distlock", "distlock-spring-boot-autoconfigure", DistlockProperties.class) + ": @DistributedLock(name = \"bench\", key = \"#name\"), "
                 + "distlock.wait-time=60s";
     }
 

@@ -2,6 +2,7 @@ package dev.distlock.benchmarks;
 
 import java.time.Duration;
 
+import dev.distlock.test.support.StoreFixtures;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.distlock.LockHandle;
@@ -22,8 +23,8 @@ final class DistlockBootContender implements LockContender {
 
     @Override
     public String version() {
-        return "distlock-spring-boot-starter " + Versions.of("dev.distlock", "distlock-spring-boot-autoconfigure",
-                DistlockProperties.class) + ": the auto-configured LockService bean, distlock.wait-time=60s";
+        return "distlock-spring-boot-starter "
+                + StoreFixtures.version("dev.distlock", "distlock-spring-boot-autoconfigure", DistlockProperties.class) + ": the auto-configured LockService bean, distlock.wait-time=60s";
     }
 
     @Override

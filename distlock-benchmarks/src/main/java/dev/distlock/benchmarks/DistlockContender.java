@@ -11,6 +11,7 @@ import dev.distlock.listener.LockListener;
 import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
 
+import dev.distlock.test.support.StoreFixtures;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -31,7 +32,7 @@ final class DistlockContender implements LockContender {
 
     @Override
     public String version() {
-        return "dev.distlock " + Versions.of("dev.distlock", "distlock-redis", RedisLockStore.class)
+        return "dev.distlock " + StoreFixtures.version("dev.distlock", "distlock-redis", RedisLockStore.class)
                 + " (this repository), StoreLockService on RedisLockStore with default settings";
     }
 

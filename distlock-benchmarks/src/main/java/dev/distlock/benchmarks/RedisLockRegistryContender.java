@@ -3,6 +3,7 @@ package dev.distlock.benchmarks;
 import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 
+import dev.distlock.test.support.StoreFixtures;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
@@ -31,7 +32,8 @@ final class RedisLockRegistryContender implements LockContender {
     @Override
     public String version() {
         return "org.springframework.integration:spring-integration-redis "
-                + Versions.of("org.springframework.integration", "spring-integration-redis", RedisLockRegistry.class)
+                + StoreFixtures.version("org.springframework.integration", "spring-integration-redis",
+                        RedisLockRegistry.class)
                 + " (" + type + ")";
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.benchmarks;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.test.support.StoreFixtures;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -18,7 +19,7 @@ final class RedissonContender implements LockContender {
 
     @Override
     public String version() {
-        return "org.redisson:redisson " + Versions.of("org.redisson", "redisson", Redisson.class);
+        return "org.redisson:redisson " + StoreFixtures.version("org.redisson", "redisson", Redisson.class);
     }
 
     /** {@code RedissonMultiLock}: the locks in the order given. */

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import dev.distlock.test.support.StoreFixtures;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -12,7 +13,6 @@ import dev.distlock.redis.RedisLockConfig;
 import dev.distlock.redis.RedisLockStore;
 import dev.distlock.spi.LockStore;
 import dev.distlock.test.support.StoreFixture;
-import dev.distlock.test.support.StoreFixtures;
 
 /**
  * Starts the stores of workload S. Every store but the reference is started by its own fixture

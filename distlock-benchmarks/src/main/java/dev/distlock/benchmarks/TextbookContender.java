@@ -3,6 +3,7 @@ package dev.distlock.benchmarks;
 import java.time.Duration;
 import java.util.UUID;
 
+import dev.distlock.test.support.StoreFixtures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -25,7 +26,7 @@ final class TextbookContender implements LockContender {
 
     @Override
     public String version() {
-        return "Lettuce " + Versions.of("io.lettuce", "lettuce-core", RedisClient.class)
+        return "Lettuce " + StoreFixtures.version("io.lettuce", "lettuce-core", RedisClient.class)
                 + ", 100 ms polling, 30 s lease";
     }
 

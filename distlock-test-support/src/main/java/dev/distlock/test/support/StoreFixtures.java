@@ -85,6 +85,21 @@ public final class StoreFixtures {
             // fall back to the manifest
         }
         String version = anyClass.getPackage().getImplementationVersion();
-        return version != null ? version : "unknown";
+        return version != null ? version : fromJarName(artifactId, anyClass);
+    }
+
+    /** The last resort, for jars with neither (jetcd's): {@code <artifactId>-<version>.jar}, as Maven names it. */
+    private static String fromJarName(String artifactId, Class<?> anyClass) {
+        try {
+            String path = anyClass.getProtectionDomain().getCodeSource().getLocation().getPath();
+            String file = path.substring(path.lastIndexOf('/') + 1);
+            if (file.startsWith(artifactId + "-") && file.endsWith(".jar")) {
+                return file.substring(artifactId.length() + 1, file.length() - ".jar".length());
+            }
+        }
+        catch (RuntimeException ex) {
+            // no code source: unknown
+        }
+        return "unknown";
     }
 }
