@@ -22,7 +22,8 @@ final class DistlockAnnotationContender implements LockContender {
     @Override
     public String version() {
         return "distlock-spring-boot-starter "
-                + StoreFixtures.version("dev.distlock", "distlock-spring-boot-autoconfigure", DistlockProperties.class) + ": @DistributedLock(name = \"bench\", key = \"#name\"), "
+                + StoreFixtures.version("dev.distlock", "distlock-spring-boot-autoconfigure", DistlockProperties.class)
+                + ": @DistributedLock(name = \"bench\", key = \"#name\"), "
                 + "distlock.wait-time=60s";
     }
 

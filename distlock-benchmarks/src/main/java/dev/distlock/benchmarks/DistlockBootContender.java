@@ -24,7 +24,8 @@ final class DistlockBootContender implements LockContender {
     @Override
     public String version() {
         return "distlock-spring-boot-starter "
-                + StoreFixtures.version("dev.distlock", "distlock-spring-boot-autoconfigure", DistlockProperties.class) + ": the auto-configured LockService bean, distlock.wait-time=60s";
+                + StoreFixtures.version("dev.distlock", "distlock-spring-boot-autoconfigure", DistlockProperties.class)
+                + ": the auto-configured LockService bean, distlock.wait-time=60s";
     }
 
     @Override
