@@ -143,7 +143,7 @@ final class StoreAcquirer {
 
     /**
      * The store handed the lock to this waiter with its token ({@link LocalQueues#handedOver}): the waiter starts at
-     * once, and its next attempt, sent now, confirms the lock with the full lease. Taken only when it is safe to count
+     * once, and its confirmation (HandsOver#confirm), sent now, gets it the full lease. Taken only when it is safe to count
      * on the hand-over before that answer: an exclusive watchdog lease (a fixed lease, a reader or a permit holder
      * asks the store as ever), on a store whose tokens are its clock in µs; the hand-over made after this waiter's
      * last refusal (a refusal after a hand-over comes only once it ended, a whole window later: half of it is the

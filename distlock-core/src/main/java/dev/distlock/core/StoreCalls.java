@@ -11,10 +11,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import dev.distlock.LockException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
+import dev.distlock.spi.HandsOver;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
@@ -74,7 +76,7 @@ final class StoreCalls {
      *         take is undone after it
      */
     Attempt attempt(LockRequest request, Waiting waiting) {
-        CompletableFuture<Attempt> stage = send(request, waiting);
+        CompletableFuture<Attempt> stage = send(() -> store.attempt(request, waiting));
         try {
             return await(stage, attemptTimeoutNanos, "acquire lock '" + request.name() + "'");
         }
@@ -87,17 +89,16 @@ final class StoreCalls {
     }
 
     /**
-     * Confirms a hand-over: the request's next attempt, sent now and waited for by nobody. No timer bounds it (one per
-     * confirmation would wake a scheduler thread twice a hand-over): a hand-over that is not confirmed before it ends
-     * is lost by its deadline, which the watchdog watches.
+     * Confirms a hand-over ({@link HandsOver#confirm}; only a store that hands over tells of one): sent now and waited
+     * for by nobody. No timer bounds it (one per confirmation would wake a scheduler thread twice a hand-over): a
+     * hand-over that is not confirmed before it ends is lost by its deadline, which the watchdog watches.
      *
      * @param fencingToken the token the hand-over gave the request
      * @return completes, never exceptionally, with true when the store granted the request the lock with that token;
-     *         with false otherwise, and then whatever the attempt took is undone (a grant with another token means the
-     *         hand-over had ended: someone may have held the lock since)
+     *         with false otherwise, and then whatever the call may have taken is undone
      */
     CompletableFuture<Boolean> confirm(LockRequest request, long fencingToken) {
-        return send(request, Waiting.LAST_TRY).handle((attempt, error) -> {
+        return send(() -> ((HandsOver) store).confirm(request)).handle((attempt, error) -> {
             if (error == null && attempt instanceof Attempt.Granted granted && granted.fencingToken() == fencingToken) {
                 return true;
             }
@@ -109,12 +110,12 @@ final class StoreCalls {
     }
 
     /**
-     * Sends an attempt. A store that throws instead of answering (a closed client, a bug) answers with that failure,
+     * Sends an attempt or a confirmation. A store that throws instead of answering (a closed client, a bug) answers with that failure,
      * so that the caller gets what a failed answer gives, a {@code LockUnavailableException} naming the store.
      */
-    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting) {
+    private static CompletableFuture<Attempt> send(Supplier<CompletionStage<Attempt>> call) {
         try {
-            return store.attempt(request, waiting).toCompletableFuture();
+            return call.get().toCompletableFuture();
         }
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);

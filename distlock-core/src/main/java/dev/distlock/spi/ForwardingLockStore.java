@@ -37,6 +37,15 @@ public class ForwardingLockStore implements LockStore, HandsOver {
         }
     }
 
+    /**
+     * The delegate's confirmation; for a delegate that does not hand over (a test store whose hand-overs a test
+     * tells by hand), a last try through {@link #attempt}.
+     */
+    @Override
+    public CompletionStage<Attempt> confirm(LockRequest request) {
+        return delegate instanceof HandsOver handsOver ? handsOver.confirm(request) : attempt(request, Waiting.LAST_TRY);
+    }
+
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         return delegate.attempt(request, waiting);

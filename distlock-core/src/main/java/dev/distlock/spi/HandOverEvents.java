@@ -9,8 +9,9 @@ public interface HandOverEvents {
 
     /**
      * A store hand-over: a release handed the lock to a waiter and already issued its fencing token. The lock is that
-     * waiter's alone for {@code window} from the hand-over, and its next attempt is granted with exactly this token
-     * (and the full lease). So the waiter may start at once, while that attempt confirms it; the engine does so only
+     * waiter's alone for {@code window} from the hand-over, and its next attempt, or its {@link HandsOver#confirm
+     * confirmation}, is granted with exactly this token (and the full lease). So the waiter may start at once, while
+     * its confirmation runs; the engine does so only
      * when it can bound the hand-over's start by one of its own refused attempts
      * ({@link Attempt.Busy#refusedAtMicros()}), comparing the store's clock at the refusal with
      * {@code handedAtMicros}. The other waiters of the name try again after the window.

@@ -156,19 +156,32 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
-        return send(request, waiting).whenComplete((answer, error) -> {
+        return noted(request, waiting, send(request, waiting, ScriptMarker.attempt(refused.refusedBefore(request))));
+    }
+
+    /**
+     * {@code acquire.lua} with {@link ScriptMarker#CONFIRM}: it runs on the acquire connection and the request's
+     * release on another, so it may run after that release; the script then grants nothing.
+     */
+    @Override
+    public CompletionStage<Attempt> confirm(LockRequest request) {
+        return noted(request, Waiting.LAST_TRY, send(request, Waiting.LAST_TRY, ScriptMarker.CONFIRM));
+    }
+
+    private CompletableFuture<Attempt> noted(LockRequest request, Waiting waiting, CompletableFuture<Attempt> sent) {
+        return sent.whenComplete((answer, error) -> {
             if (answer != null) {
                 refused.answered(request, waiting, answer);
             }
         });
     }
 
-    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting) {
+    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting, ScriptMarker kind) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         byte[] owner = LuaScript.owner(request);
         byte[] lease = LuaScript.arg(request.leaseMillis());
         byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
-        byte[] attempt = ScriptMarker.attempt(refused.refusedBefore(request)).wire();
+        byte[] attempt = kind.wire();
         byte[] mode = ScriptMarker.mode(request).wire();
         // The number of permits only for a request of permits: a lock's acquire carries no more than it needs.
         byte[][] args = (request.mode() instanceof LockMode.Permits)

@@ -16,6 +16,12 @@ enum ScriptMarker {
     /** {@code acquire.lua} ARGV[4]: the request was refused before and may be queued as a waiter. */
     RETRY('1'),
 
+    /**
+     * {@code acquire.lua} ARGV[4]: confirms a hand-over to the request; granted only while the lock is handed to the
+     * request (or already held by it), never anew.
+     */
+    CONFIRM('h'),
+
     /** The mode of {@code acquire.lua}, {@code release.lua} and {@code renew.lua}: an exclusive lock. */
     EXCLUSIVE('w'),
 

@@ -19,7 +19,8 @@
 -- ARGV[1] owner token (unguessable, one per acquisition)
 -- ARGV[2] lease in ms
 -- ARGV[3] ms the caller is still prepared to wait (0 = last attempt, not recorded as a waiter)
--- ARGV[4] '1' when the caller was refused before, '0' on its first attempt
+-- ARGV[4] '1' when the caller was refused before, '0' on its first attempt, 'h' to confirm a hand-over to the
+--         caller (HandsOver#confirm): granted only while the lock is handed to the caller or held by it, never anew
 -- KEYS[5] permits key   "<prefix>:{<name>}:permits"  hash: owner token -> fencing token of each permit holder
 --                       (passed with a request of permits only)
 -- ARGV[5] 'w' exclusive, 'r' shared, 'p' one of several permits
@@ -37,7 +38,7 @@
 
 -- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value. They are part of
 -- the wire format that nodes of different versions share: never change them.
-local FIRST, RETRY = '0', '1'        -- ARGV[4]
+local FIRST, RETRY, CONFIRM = '0', '1', 'h' -- ARGV[4]
 local EXCLUSIVE, SHARED, PERMIT = 'w', 'r', 'p' -- ARGV[5]
 local READERS = 'r'                  -- the lock key's value while readers hold it
 local PERMITS = 35                   -- string.byte('#'): the value starts with it while permit holders hold it
@@ -59,7 +60,8 @@ end
 local token = ARGV[1]
 local lease = tonumber(ARGV[2])
 local wait = tonumber(ARGV[3])
-local retry = ARGV[4] == RETRY
+local confirming = ARGV[4] == CONFIRM
+local retry = ARGV[4] == RETRY or confirming
 local shared = ARGV[5] == SHARED
 local WRITER_INTENT_MS = 1000
 
@@ -202,6 +204,16 @@ if ARGV[5] == PERMIT then
 end
 if current and string.byte(current, 1) == PERMITS then
     return mismatch(permits_of(current)) -- held with permits: a lock or read/write lock of the name is refused
+end
+if confirming then
+    -- The confirmation goes on the acquire connection, the caller's release on another: it may run after that
+    -- release, when the name is free or someone else's. It then takes nothing (a fresh grant would hold the name for
+    -- a whole lease unless the engine's undo came) and the caller's lease is lost, as it is when the window ended.
+    local mine = token .. ':'
+    local handed_to_me = current and handed(current) and string.sub(current, 2, #mine + 1) == mine
+    if not current or not (handed_to_me or string.sub(current, 1, #mine) == mine) then
+        return refuse(current)
+    end
 end
 local last_fence = 0
 local handed_fence
