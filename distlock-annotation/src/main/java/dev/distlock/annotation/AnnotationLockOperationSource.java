@@ -38,11 +38,15 @@ public class AnnotationLockOperationSource implements LockOperationSource {
 
     private final Predicate<String> beanExists;
 
-    private final LockKeyEvaluator evaluator = new LockKeyEvaluator();
+    private final LockExpressionEvaluator evaluator = new LockExpressionEvaluator();
 
     private static final String KEY_ACTION = "Fix the key expression: refer to the method's parameters by name "
             + "(#productId, with the code compiled with -parameters), by position (#p0 or #a0), to #root.args or to a "
             + "bean (@beanName); or leave key empty for one lock per method.";
+
+    private static final String CONDITION_ACTION = "Fix the condition: a SpEL expression that gives true (lock) or "
+            + "false (run without the lock) over the method's parameters (#name, #p0, #a0, #root.args) or beans "
+            + "(@beanName); or leave condition empty to lock every call.";
 
     /**
      * @param propertyResolver resolves {@code ${...}} placeholders (the Environment)
@@ -120,6 +124,17 @@ public class AnnotationLockOperationSource implements LockOperationSource {
                         ex);
             }
         }
+        String conditionSource = annotation.condition().strip();
+        Expression condition = null;
+        if (!conditionSource.isEmpty()) {
+            try {
+                condition = evaluator.parse(conditionSource, specific, userClass, beanExists);
+            }
+            catch (IllegalArgumentException ex) {
+                throw invalid(where, "condition", Objects.requireNonNullElse(ex.getMessage(), ex.toString()),
+                        CONDITION_ACTION, ex);
+            }
+        }
         LockOptions options = LockOptions.defaults().withType(annotation.type());
         Duration waitTime = duration(where, "waitTime", annotation.waitTime(), false);
         if (waitTime != null) {
@@ -150,8 +165,8 @@ public class AnnotationLockOperationSource implements LockOperationSource {
                     + annotation.type() + ".");
         }
         options = options.withPermits(annotation.permits());
-        return new LockOperation(specific, userClass, name, keySource, key, evaluator, options,
-                annotation.onTimeout());
+        return new LockOperation(specific, userClass, name, keySource, key, conditionSource, condition, evaluator,
+                options, annotation.onTimeout());
     }
 
     private String resolve(String where, String attribute, String value) {

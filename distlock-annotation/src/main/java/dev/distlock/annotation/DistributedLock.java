@@ -24,7 +24,7 @@ import org.springframework.aot.hint.annotation.Reflective;
  * Works on public methods of Spring beans (declared on the class or on an interface it implements, with JDK or
  * CGLIB proxies) and as a meta-annotation: a composed annotation annotated with {@code @DistributedLock} may
  * redeclare its attributes with {@code @AliasFor(annotation = DistributedLock.class)}. Every annotated method is
- * checked at start-up: an unparseable key, a bad duration or a negative time fails the application context,
+ * checked at start-up: an unparseable key or condition, a bad duration or a negative time fails the application context,
  * naming the class, method and attribute.
  * <p>
  * The lock advice runs outside Spring's transaction advice by default ({@code distlock.aspect-order}), so a
@@ -101,6 +101,17 @@ public @interface DistributedLock {
      * @return the number of permits
      */
     int permits() default 1;
+
+    /**
+     * A SpEL expression over the method call, with the same variables as {@link #key()}, evaluated before the lock
+     * is taken: {@code true} locks the call, {@code false} runs the method without the lock (as if it were not
+     * annotated). "" (default) locks every call. Checked at start-up like the key. An expression that fails or gives
+     * neither true nor false throws {@link dev.distlock.LockException} and the method is not called. Evaluated once
+     * per call, when the method is called (for a {@code Mono}/{@code Flux}, at assembly, not on each subscription).
+     *
+     * @return the condition expression, or ""
+     */
+    String condition() default "";
 
     /**
      * @return the lock type

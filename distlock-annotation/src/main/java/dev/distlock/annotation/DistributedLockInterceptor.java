@@ -70,7 +70,7 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
         Object target = invocation.getThis();
         Class<?> targetClass = (target != null) ? AopProxyUtils.ultimateTargetClass(target) : null;
         LockOperation operation = operationSource.getOperation(invocation.getMethod(), targetClass);
-        if (operation == null) {
+        if (operation == null || !operation.locks(invocation.getArguments(), target, beanResolver)) {
             return invocation.proceed();
         }
         List<String> lockNames = operation.lockNames(invocation.getArguments(), target, beanResolver);

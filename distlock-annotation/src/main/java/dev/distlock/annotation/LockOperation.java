@@ -13,7 +13,8 @@ import org.springframework.expression.Expression;
 import org.springframework.util.StringUtils;
 
 /**
- * One annotated method, parsed and validated once at start-up: the lock name, the parsed key expression, the
+ * One annotated method, parsed and validated once at start-up: the lock name, the parsed key and condition
+ * expressions, the
  * resolved options, what to do on timeout and how the return value is held. Immutable.
  */
 public final class LockOperation {
@@ -28,7 +29,11 @@ public final class LockOperation {
 
     private final @Nullable Expression key;
 
-    private final LockKeyEvaluator evaluator;
+    private final String conditionSource;
+
+    private final @Nullable Expression condition;
+
+    private final LockExpressionEvaluator evaluator;
 
     private final LockOptions options;
 
@@ -37,7 +42,8 @@ public final class LockOperation {
     private final ReturnKind returnKind;
 
     LockOperation(Method method, Class<?> targetClass, String name, String keySource, @Nullable Expression key,
-            LockKeyEvaluator evaluator, LockOptions options, OnTimeout onTimeout) {
+            String conditionSource, @Nullable Expression condition, LockExpressionEvaluator evaluator,
+            LockOptions options, OnTimeout onTimeout) {
         this.method = Objects.requireNonNull(method, "method");
         this.targetClass = Objects.requireNonNull(targetClass, "targetClass");
         if (!StringUtils.hasText(name)) {
@@ -49,6 +55,11 @@ public final class LockOperation {
             throw new IllegalArgumentException("key and keySource must be given together");
         }
         this.key = key;
+        this.conditionSource = Objects.requireNonNull(conditionSource, "conditionSource");
+        if (conditionSource.isEmpty() != (condition == null)) {
+            throw new IllegalArgumentException("condition and conditionSource must be given together");
+        }
+        this.condition = condition;
         this.evaluator = Objects.requireNonNull(evaluator, "evaluator");
         this.options = Objects.requireNonNull(options, "options");
         this.onTimeout = Objects.requireNonNull(onTimeout, "onTimeout");
@@ -73,6 +84,26 @@ public final class LockOperation {
     /** @return the key expression as written, "" when the method has one lock */
     public String keySource() {
         return keySource;
+    }
+
+    /** @return the condition expression as written, "" when every call is locked */
+    public String conditionSource() {
+        return conditionSource;
+    }
+
+    /**
+     * Whether this call is locked: the {@link DistributedLock#condition() condition} evaluated over it, or true
+     * without one.
+     *
+     * @param args the call's arguments
+     * @param target the bean instance
+     * @param beanResolver resolves {@code @beanName} in the condition, may be {@code null}
+     * @return false when the method is to run without the lock
+     * @throws dev.distlock.LockException when the condition fails or evaluates to neither true nor false
+     */
+    public boolean locks(Object[] args, @Nullable Object target, @Nullable BeanResolver beanResolver) {
+        Expression expression = condition;
+        return expression == null || evaluator.condition(this, expression, args, target, beanResolver);
     }
 
     /** @return the lock options */
@@ -130,7 +161,8 @@ public final class LockOperation {
 
     @Override
     public String toString() {
-        return "LockOperation[" + describeMethod() + ", name=" + name + ", key=" + keySource + ", " + options
+        return "LockOperation[" + describeMethod() + ", name=" + name + ", key=" + keySource
+                + (conditionSource.isEmpty() ? "" : ", condition=" + conditionSource) + ", " + options
                 + ", onTimeout=" + onTimeout + "]";
     }
 }

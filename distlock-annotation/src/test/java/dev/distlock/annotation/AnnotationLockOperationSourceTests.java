@@ -120,6 +120,9 @@ class AnnotationLockOperationSourceTests {
         assertInvalid("indexOutOfRange", "key", "refers to #p1 but the method has 1 parameter(s)");
         assertInvalid("missingBean", "key", "refers to bean 'nope', which does not exist");
         assertInvalid("missingPlaceholder", "waitTime", "Could not resolve placeholder 'lock.missing'");
+        assertInvalid("badCondition", "condition", "'#items >' is not a valid SpEL expression");
+        assertInvalid("unknownConditionParameter", "condition", "refers to #count, which is not a parameter of the "
+                + "method (parameters: items)");
     }
 
     @Test
@@ -246,6 +249,14 @@ class AnnotationLockOperationSourceTests {
     }
 
     static class Invalid {
+
+        @DistributedLock(condition = "#items >")
+        public void badCondition(int items) {
+        }
+
+        @DistributedLock(condition = "#count > 0")
+        public void unknownConditionParameter(int items) {
+        }
 
         @DistributedLock(waitTime = "3 parsecs")
         public void badDuration() {

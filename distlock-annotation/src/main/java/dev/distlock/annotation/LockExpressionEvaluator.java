@@ -25,18 +25,19 @@ import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.util.ObjectUtils;
 
 /**
- * Parses and evaluates {@link DistributedLock#key()} expressions with a {@link MethodBasedEvaluationContext}, as
- * Spring's cache abstraction does for its keys: {@code #paramName}, {@code #p0}/{@code #a0}, {@code #root.*} and
- * {@code @beanName}. One instance per operation source; parsed expressions are cached per method and expression.
+ * Parses and evaluates the expressions of {@link DistributedLock#key()} and {@link DistributedLock#condition()} with
+ * a {@link MethodBasedEvaluationContext}, as Spring's cache abstraction does for its keys and conditions:
+ * {@code #paramName}, {@code #p0}/{@code #a0}, {@code #root.*} and {@code @beanName}. One instance per operation
+ * source; parsed expressions are cached per method and expression.
  */
-final class LockKeyEvaluator extends CachedExpressionEvaluator {
+final class LockExpressionEvaluator extends CachedExpressionEvaluator {
 
     private static final Pattern INDEXED_ARGUMENT = Pattern.compile("[pa]\\d+");
 
     private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
 
     /**
-     * Parses a key expression and checks every {@code #variable} it reads against the method's parameters, so
+     * Parses a key or condition expression and checks every {@code #variable} it reads against the method's parameters, so
      * that a typo or missing parameter names fail at start-up rather than on the first call.
      *
      * @param source the expression
@@ -120,16 +121,9 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
      */
     List<String> evaluate(LockOperation operation, Expression key, Object[] args, @Nullable Object target,
             @Nullable BeanResolver beanResolver) {
-        Method method = operation.method();
-        LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, operation.targetClass());
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
-                getParameterNameDiscoverer());
-        if (beanResolver != null) {
-            context.setBeanResolver(beanResolver);
-        }
         Object value;
         try {
-            value = key.getValue(context);
+            value = key.getValue(context(operation, args, target, beanResolver));
         }
         catch (RuntimeException ex) {
             throw new LockException("@DistributedLock key '" + operation.keySource() + "' of "
@@ -150,6 +144,45 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
             return keys;
         }
         return List.of(key(operation, value, "null", "a blank string"));
+    }
+
+    /**
+     * Evaluates the condition of one call. Fails closed: a condition that fails, or gives neither true nor false,
+     * throws, so that the method never runs unlocked by mistake.
+     *
+     * @return whether the call is locked
+     * @throws LockException when the expression fails or evaluates to {@code null} or to something that is not a
+     *         boolean
+     */
+    boolean condition(LockOperation operation, Expression condition, Object[] args, @Nullable Object target,
+            @Nullable BeanResolver beanResolver) {
+        Object value;
+        try {
+            value = condition.getValue(context(operation, args, target, beanResolver));
+        }
+        catch (RuntimeException ex) {
+            throw new LockException("@DistributedLock condition '" + operation.conditionSource() + "' of "
+                    + operation.describeMethod() + " could not be evaluated: " + ex.getMessage()
+                    + "; the method was not called", ex);
+        }
+        if (value instanceof Boolean locked) {
+            return locked;
+        }
+        throw new LockException("@DistributedLock condition '" + operation.conditionSource() + "' of "
+                + operation.describeMethod() + " evaluated to " + (value == null ? "null" : "a "
+                        + value.getClass().getSimpleName()) + ", not true or false; the method was not called");
+    }
+
+    private MethodBasedEvaluationContext context(LockOperation operation, Object[] args, @Nullable Object target,
+            @Nullable BeanResolver beanResolver) {
+        Method method = operation.method();
+        LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, operation.targetClass());
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
+                getParameterNameDiscoverer());
+        if (beanResolver != null) {
+            context.setBeanResolver(beanResolver);
+        }
+        return context;
     }
 
     private static String key(LockOperation operation, @Nullable Object value, String whenNull, String whenBlank) {
