@@ -1,5 +1,6 @@
 package dev.distlock.benchmarks;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -155,6 +156,11 @@ public class AnnotationOverheadBenchmark {
                 @Override
                 public boolean isHeld() {
                     return held;
+                }
+
+                @Override
+                public Duration remaining() {
+                    return held ? Duration.ofSeconds(30) : Duration.ZERO;
                 }
 
                 @Override

@@ -184,11 +184,20 @@ final class LeaseHandle implements LockHandle {
         }
     }
 
+    @Override
+    public Duration remaining() {
+        return isHeld() ? leaseRemaining(System.nanoTime()) : Duration.ZERO;
+    }
+
+    /** @return what is left of the lease (see {@link LockHandle#remaining()}), whoever holds it */
+    Duration leaseRemaining(long nowNanos) {
+        return lease.deadlineCounts() ? Duration.ofNanos(Math.max(0, lease.deadlineNanos() - nowNanos))
+                : request().leaseTime();
+    }
+
     HeldLockInfo info(long nowNanos) {
-        Duration remaining = lease.deadlineCounts()
-                ? Duration.ofNanos(Math.max(0, lease.deadlineNanos() - nowNanos)) : request().leaseTime();
         return new HeldLockInfo(name(), fencingToken, acquiredAt, Duration.ofNanos(nowNanos - acquiredNanos),
-                remaining, request().watchdog(), lease.renewals(), lease.lastRenewalAt());
+                leaseRemaining(nowNanos), request().watchdog(), lease.renewals(), lease.lastRenewalAt());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -67,6 +68,11 @@ final class ReentrantHandle implements LockHandle {
     @Override
     public boolean isHeld() {
         return !unlocked.get() && root.isLockHeld();
+    }
+
+    @Override
+    public Duration remaining() {
+        return isHeld() ? root.leaseRemaining(System.nanoTime()) : Duration.ZERO;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.distlock.metrics;
 
+import java.time.Duration;
+
 import dev.distlock.LockHandle;
 
 /**
@@ -31,6 +33,11 @@ final class TestHandle implements LockHandle {
     @Override
     public boolean isHeld() {
         return held;
+    }
+
+    @Override
+    public Duration remaining() {
+        return held ? Duration.ofSeconds(30) : Duration.ZERO;
     }
 
     @Override
