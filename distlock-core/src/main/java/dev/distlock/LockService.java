@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 import dev.distlock.leader.Leadership;
@@ -144,6 +145,35 @@ public interface LockService {
      */
     default Leadership campaign(String group, LeadershipListener listener) {
         throw new UnsupportedOperationException(getClass().getName() + " does not run leadership campaigns");
+    }
+
+    /**
+     * The named lock as a {@link Lock}, for code written against that interface. Unlike
+     * a {@link LockHandle} it is owned by the thread that locked it: only that thread may unlock it
+     * ({@link IllegalMonitorStateException} otherwise), and it is reentrant for that thread, counting holds; the lock
+     * is released in the store when the last hold is released. {@code lock()} waits until the lock is acquired (an
+     * interrupt does not end the wait; the thread's interrupt flag is set again afterwards), {@code tryLock()} tries
+     * once, and {@code lockInterruptibly()} and {@code tryLock(time, unit)} end with
+     * {@link InterruptedException} when interrupted. {@code newCondition()} is unsupported. A store that cannot
+     * answer throws {@link LockUnavailableException} from each of them. Share one instance between the threads of
+     * this JVM: two instances of one name are two acquisitions, and a thread holding one waits for the other.
+     *
+     * @param name the lock name
+     * @param options the wait time is ignored (each method has its own), the rest applies to every acquisition
+     * @return a new lock on the name
+     */
+    default Lock asLock(String name, LockOptions options) {
+        return new ThreadOwnedLock(this, name, options);
+    }
+
+    /**
+     * {@link #asLock(String, LockOptions)} with the configured defaults.
+     *
+     * @param name the lock name
+     * @return a new lock on the name
+     */
+    default Lock asLock(String name) {
+        return asLock(name, LockOptions.defaults());
     }
 
     /**
