@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  * {@code renewed}/{@code lost}/{@code error}</td></tr>
  * <tr><td>{@code distlock.leader}</td><td>Gauge: 1 while this instance leads the group, else 0</td><td>{@code group}
  * (one per leadership campaign; removed when the campaign ends)</td></tr>
+ * <tr><td>{@code distlock.waiting}</td><td>Gauge: this instance's acquisitions of the group in progress (waiting for
+ * the lock)</td><td>{@code lock}</td></tr>
  * </table>
  * The {@code lock} tag is the lock group ({@link LockTags#lockGroup}), never the evaluated key. No histogram is
  * forced: percentiles and SLO buckets come from the registry's meter filters (in Spring Boot,
@@ -63,6 +65,9 @@ public class MicrometerLockListener implements LockListener {
 
     /** Name of the leadership gauge. */
     public static final String LEADER = "distlock.leader";
+
+    /** Name of the gauge of this instance's acquisitions in progress. */
+    public static final String WAITING = "distlock.waiting";
 
     private static final Logger logger = LoggerFactory.getLogger(MicrometerLockListener.class);
 
@@ -94,6 +99,24 @@ public class MicrometerLockListener implements LockListener {
                     .tag(LockTags.RESULT, result.tag())
                     .register(registry));
         }
+    }
+
+    /** Counts the acquisition as waiting until it ends, then records it as {@link #acquireFinished} does. */
+    @Override
+    public Acquisition acquireStarted(String name) {
+        AtomicInteger waiting;
+        try {
+            waiting = meters(name).waiting;
+            waiting.incrementAndGet();
+        }
+        catch (RuntimeException ex) {
+            failed("acquireStarted", ex);
+            return this::acquireFinished;
+        }
+        return event -> {
+            waiting.decrementAndGet();
+            acquireFinished(event);
+        };
     }
 
     @Override
@@ -223,6 +246,9 @@ public class MicrometerLockListener implements LockListener {
 
         final Counter leaseLost;
 
+        /** Read by the group's {@code distlock.waiting} gauge, which holds it only weakly: this keeps it. */
+        final AtomicInteger waiting = new AtomicInteger();
+
         GroupMeters(MeterRegistry registry, String group) {
             for (AcquireResult result : AcquireResult.values()) {
                 acquire.put(result, Timer.builder(ACQUIRE)
@@ -244,6 +270,10 @@ public class MicrometerLockListener implements LockListener {
                     .register(registry);
             leaseLost = Counter.builder(LEASE_LOST)
                     .description("Leases found lost while the lock was held")
+                    .tag(LockTags.LOCK, group)
+                    .register(registry);
+            Gauge.builder(WAITING, waiting, AtomicInteger::get)
+                    .description("Acquisitions of this instance in progress (waiting for the lock)")
                     .tag(LockTags.LOCK, group)
                     .register(registry);
         }

@@ -5,9 +5,11 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.listener.AcquireEvent;
 import dev.distlock.listener.AcquireResult;
+import dev.distlock.listener.LockListener;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -45,6 +47,23 @@ class MicrometerLockListenerTests {
         assertThat(held.activeTasks()).isZero();
         assertThat(counter("distlock.release", "lock", "stock", "result", "released")).isEqualTo(1);
         assertThat(listener.activeHolds()).isZero();
+    }
+
+    @Test
+    void waitingCountsTheGroupsAcquisitionsInProgressWhateverTheirEnd() {
+        LockListener.Acquisition first = listener.acquireStarted("stock:1");
+        LockListener.Acquisition second = listener.acquireStarted("stock:2");
+        LockListener.Acquisition other = listener.acquireStarted("report");
+        Gauge waiting = registry.get("distlock.waiting").tags("lock", "stock").gauge();
+        assertThat(waiting.value()).isEqualTo(2);
+        assertThat(registry.get("distlock.waiting").tags("lock", "report").gauge().value()).isEqualTo(1);
+
+        first.finished(AcquireEvent.timedOut("stock:1", 5));
+        assertThat(waiting.value()).isEqualTo(1);
+        second.finished(AcquireEvent.acquired("stock:2", 5, new TestHandle("stock:2", 1)));
+        assertThat(waiting.value()).isZero();
+        other.finished(AcquireEvent.failed("report", 5, new IllegalStateException("down")));
+        assertThat(registry.get("distlock.waiting").tags("lock", "report").gauge().value()).isZero();
     }
 
     @Test

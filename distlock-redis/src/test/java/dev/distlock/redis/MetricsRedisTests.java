@@ -1,8 +1,13 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -86,6 +91,30 @@ class MetricsRedisTests {
         assertThat(timeout.count()).isEqualTo(1);
         assertThat(timeout.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(190);
         assertThat(registry.get("distlock.held").tags("lock", "stock").longTaskTimer().activeTasks()).isZero();
+    }
+
+    @Test
+    void waitingCountsTheWaitersOfThisInstance() throws Exception {
+        StoreLockService holder = node(server, config, LockListener.NONE);
+        StoreLockService waiter = node(server, config, new MicrometerLockListener(registry));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try (LockHandle held = holder.lock("stock:8")) {
+            List<Future<?>> waiting = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                waiting.add(threads.submit(() -> waiter.lock("stock:8", LockOptions.defaults()
+                        .withWaitTime(Duration.ofSeconds(10))).unlock()));
+            }
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> registry.get("distlock.waiting").tags("lock", "stock").gauge().value() == 2);
+            held.unlock();
+            for (Future<?> each : waiting) {
+                each.get(10, TimeUnit.SECONDS);
+            }
+        }
+        finally {
+            threads.shutdownNow();
+        }
+        assertThat(registry.get("distlock.waiting").tags("lock", "stock").gauge().value()).isZero();
     }
 
     @Test
