@@ -60,6 +60,25 @@ public interface LockService {
      * @throws LockUnavailableException when the store cannot be reached (the action did not run)
      */
     default <T> T executeWithLock(String name, LockOptions options, Supplier<T> action) {
+        return callWithLock(name, options, action::get);
+    }
+
+    /**
+     * {@link #executeWithLock(String, LockOptions, Supplier)} for work that throws a checked exception: it reaches
+     * the caller as it is, after the lock was released.
+     *
+     * @param name the lock name
+     * @param options wait, lease and type
+     * @param action the work
+     * @param <T> the result type
+     * @param <E> the checked exception the work may throw
+     * @return what the action returned
+     * @throws E when the action threw it
+     * @throws LockTimeoutException when the wait time elapses (the action did not run)
+     * @throws LockUnavailableException when the store cannot be reached (the action did not run)
+     */
+    default <T, E extends Exception> T callWithLock(String name, LockOptions options, ThrowingSupplier<T, E> action)
+            throws E {
         try (LockHandle handle = lock(name, options); LockContext.Scope scope = LockContext.enter(handle)) {
             return action.get();
         }
