@@ -23,7 +23,7 @@ import dev.distlock.spi.StoreTraits;
 import dev.distlock.spi.Waiting;
 import dev.distlock.spi.line.LineAttempts;
 import dev.distlock.spi.line.LinePlace;
-import dev.distlock.spi.line.LinePosition;
+import dev.distlock.spi.line.LineHolders;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -208,10 +208,8 @@ public class EtcdLockStore implements LockStore {
         return kv.get(keys.lockPrefix(name), KeyLine.oldestFirst().isPrefix(true).build()).thenCompose(read -> {
             List<LinePlace<ByteSequence>> inLine = read.getKvs().stream().map(held -> driver.place(name, held))
                     .toList();
-            List<CompletableFuture<TxnResponse>> deleted = LinePosition.holders(inLine).stream()
-                    .map(held -> deletions.delete(held.id(), held.order(), null)).toList();
-            return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
-                    .thenApply(done -> deleted.stream().anyMatch(delete -> delete.join().isSucceeded()));
+            return LineHolders.forceRelease(inLine,
+                    held -> deletions.delete(held.id(), held.order(), null).thenApply(TxnResponse::isSucceeded));
         }).exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
     }
 
@@ -227,8 +225,7 @@ public class EtcdLockStore implements LockStore {
 
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
-        return CompletableFuture.completedFuture(leases.stream()
-                .map(lease -> isHeld(lease) ? RenewalResult.RENEWED : RenewalResult.LOST).toList());
+        return LineHolders.renewals(leases, this::isHeld);
     }
 
     /** @return false once the key is known gone, and once its shared lease may have run out */

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntSupplier;
-import java.util.stream.Collectors;
 
 import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
@@ -30,16 +28,8 @@ final class EtcdTopology implements CampaignTopology {
 
     private final Set<Integer> paused = ConcurrentHashMap.newKeySet();
 
-    private final Links links;
-
-    EtcdTopology() {
-        List<IntSupplier> ports = new ArrayList<>();
-        for (String endpoint : cluster.endpoints()) {
-            int port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
-            ports.add(() -> port);
-        }
-        links = new Links(ports);
-    }
+    private final Links links = Links.toServers(cluster.endpoints(),
+            endpoint -> Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1)));
 
     @Override
     public String name() {
@@ -48,8 +38,7 @@ final class EtcdTopology implements CampaignTopology {
 
     @Override
     public String spec(String node) {
-        return "etcd|" + links.of(node).stream().map(proxy -> "http://127.0.0.1:" + proxy.port())
-                .collect(Collectors.joining(","));
+        return "etcd|" + links.addresses(node, "http://");
     }
 
     @Override

@@ -1,7 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
@@ -14,21 +12,6 @@ record H2Dialect() implements RowDialect {
     @Override
     public boolean serves(String productName) {
         return productName.equalsIgnoreCase("h2");
-    }
-
-    @Override
-    public String now() {
-        return "CURRENT_TIMESTAMP";
-    }
-
-    @Override
-    public String clockMicros() {
-        return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT)";
-    }
-
-    @Override
-    public String plusMillis(String time) {
-        return time + " + CAST(? AS BIGINT) * INTERVAL '0.001' SECOND";
     }
 
     /**
@@ -59,31 +42,10 @@ record H2Dialect() implements RowDialect {
         return false;
     }
 
+    /** A row lock not granted in time (50200), or the row changed under the statement (90131). */
     @Override
-    public String forUpdate() {
-        return "FOR UPDATE";
-    }
-
-    @Override
-    public String keyIn() {
-        return "lock_name = ANY(?)";
-    }
-
-    @Override
-    public void bindKeys(Connection connection, PreparedStatement statement, int index, String[] keys)
-            throws SQLException {
-        statement.setArray(index, connection.createArrayOf("VARCHAR", keys));
-    }
-
-    /**
-     * A duplicate key (23505), class 40 (deadlock), a row lock not granted in time (50200), or the row changed
-     * under the statement (90131).
-     */
-    @Override
-    public boolean isContention(SQLException ex) {
-        String state = ex.getSQLState();
-        return "23505".equals(state) || (state != null && state.startsWith("40")) || ex.getErrorCode() == 50200
-                || ex.getErrorCode() == 90131;
+    public boolean isLockTimeout(SQLException ex) {
+        return ex.getErrorCode() == 50200 || ex.getErrorCode() == 90131;
     }
 
     /** Table (42102, state 42S02) or, with a schema, the schema (42104) not found. */

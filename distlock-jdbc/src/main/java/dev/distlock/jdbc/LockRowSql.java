@@ -39,22 +39,17 @@ final class LockRowSql {
      */
     LockRowSql(String table, RowDialect dialect) {
         RowRules rules = new RowRules(dialect);
-        String now = rules.now();
         this.dialect = dialect;
         this.acquire = dialect.acquire(table, rules);
-        // The lease ends at the release: the row retention counts from it. The fencing floor: the row keeps the
-        // released lease's token when that is higher than its own. The engine may have passed the lease on locally
-        // with higher tokens, and a quorum of databases hands out the highest token of a majority, whose next
-        // majority shares a node with this one (the database clock alone does not ensure it: CURRENT_TIMESTAMP is
-        // read when a statement starts, and an acquire may wait for the row lock of a release).
-        this.release = "UPDATE " + table + " SET owner_token = NULL, lease_until = " + now + ","
-                + " fencing_token = GREATEST(fencing_token, ?)"
+        // The fencing floor: the row keeps the released lease's token when that is higher than its own. The engine
+        // may have passed the lease on locally with higher tokens, and a quorum of databases hands out the highest
+        // token of a majority, whose next majority shares a node with this one (the database clock alone does not
+        // ensure it: CURRENT_TIMESTAMP is read when a statement starts, and an acquire may wait for the row lock of a
+        // release).
+        this.release = "UPDATE " + table + " SET " + rules.freed() + ", fencing_token = GREATEST(fencing_token, ?)"
                 + " WHERE lock_name = ? AND owner_token = ? AND " + rules.live("");
-        // An operator's release: the owner unchecked, the row's token kept, so the next token is above it.
-        this.forceRelease = "UPDATE " + table + " SET owner_token = NULL, lease_until = " + now
-                + " WHERE lock_name = ? AND owner_token IS NOT NULL AND " + rules.live("");
-        this.renew = "UPDATE " + table + " SET lease_until = " + rules.leaseEnd()
-                + " WHERE lock_name = ? AND owner_token = ? AND " + rules.live("");
+        this.forceRelease = rules.forcedRelease(table, "lock_name = ?");
+        this.renew = rules.renewal(table, "lock_name = ?");
         this.deleteExpired = dialect.deleteExpired(table, rules.sweepable());
         this.liveOwner = "SELECT owner_token FROM " + table + " WHERE lock_name = ? AND " + rules.live("");
         this.health = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ''";

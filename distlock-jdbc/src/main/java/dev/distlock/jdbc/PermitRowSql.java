@@ -41,7 +41,6 @@ final class PermitRowSql {
      */
     PermitRowSql(String table, RowDialect dialect) {
         RowRules rules = new RowRules(dialect);
-        String now = rules.now();
         String leaseEnd = rules.leaseEnd();
         String keyIn = dialect.keyIn();
         // The name row locked first: every grant, conversion, forced release and renewal of a name with permits
@@ -58,24 +57,21 @@ final class PermitRowSql {
         // A lock taking over a name whose permit holders are all gone: the lease is the lock's own.
         this.takeNameRow = "UPDATE " + table + " SET owner_token = ?, fencing_token = ?, lease_until = " + leaseEnd
                 + " WHERE lock_name = ?";
-        this.freeNameRow = "UPDATE " + table + " SET owner_token = NULL, lease_until = " + now
-                + " WHERE lock_name = ?";
+        this.freeNameRow = "UPDATE " + table + " SET " + rules.freed() + " WHERE lock_name = ?";
         this.slots = "SELECT lock_name, owner_token, fencing_token, " + rules.live("") + " FROM " + table
                 + " WHERE " + keyIn;
         // Re-checked on the row: a slot freed meanwhile is still free, one renewed meanwhile is not taken.
         this.takeSlot = "UPDATE " + table + " SET owner_token = ?, fencing_token = ?, lease_until = " + leaseEnd
                 + " WHERE lock_name = ? AND " + rules.free("");
         // The slot row keeps its token: the name row counts the tokens, above every slot's.
-        this.releasePermit = "UPDATE " + table + " SET owner_token = NULL, lease_until = " + now
-                + " WHERE " + keyIn + " AND owner_token = ? AND " + rules.live("");
-        this.renewPermit = "UPDATE " + table + " SET lease_until = " + leaseEnd
-                + " WHERE " + keyIn + " AND owner_token = ? AND " + rules.live("");
+        this.releasePermit = "UPDATE " + table + " SET " + rules.freed() + " WHERE " + keyIn
+                + " AND owner_token = ? AND " + rules.live("");
+        this.renewPermit = rules.renewal(table, keyIn);
         // Only while the name is still held with these permits: after a forced release, or a lock that took the
         // name over, nothing is extended and the renewal of the slot is not even tried.
         this.extendMarker = "UPDATE " + table + " SET lease_until = GREATEST(lease_until, " + leaseEnd + ")"
                 + " WHERE lock_name = ? AND owner_token = ?";
-        this.forceReleasePermits = "UPDATE " + table + " SET owner_token = NULL, lease_until = " + now
-                + " WHERE " + keyIn + " AND owner_token IS NOT NULL AND " + rules.live("");
+        this.forceReleasePermits = rules.forcedRelease(table, keyIn);
     }
 
     /**

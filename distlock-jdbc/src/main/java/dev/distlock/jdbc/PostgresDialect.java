@@ -1,7 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Locale;
 
@@ -14,21 +12,6 @@ record PostgresDialect() implements RowDialect {
     @Override
     public boolean serves(String productName) {
         return productName.toLowerCase(Locale.ROOT).contains("postgresql");
-    }
-
-    @Override
-    public String now() {
-        return "CURRENT_TIMESTAMP";
-    }
-
-    @Override
-    public String clockMicros() {
-        return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT)";
-    }
-
-    @Override
-    public String plusMillis(String time) {
-        return time + " + CAST(? AS BIGINT) * INTERVAL '0.001' SECOND";
     }
 
     /**
@@ -62,27 +45,10 @@ record PostgresDialect() implements RowDialect {
         return true;
     }
 
+    /** A lock not granted in time (55P03). */
     @Override
-    public String forUpdate() {
-        return "FOR UPDATE";
-    }
-
-    @Override
-    public String keyIn() {
-        return "lock_name = ANY(?)";
-    }
-
-    @Override
-    public void bindKeys(Connection connection, PreparedStatement statement, int index, String[] keys)
-            throws SQLException {
-        statement.setArray(index, connection.createArrayOf("VARCHAR", keys));
-    }
-
-    /** A duplicate key (23505), class 40 (serialization failure, deadlock), a lock not granted in time (55P03). */
-    @Override
-    public boolean isContention(SQLException ex) {
-        String state = ex.getSQLState();
-        return "23505".equals(state) || (state != null && state.startsWith("40")) || "55P03".equals(state);
+    public boolean isLockTimeout(SQLException ex) {
+        return "55P03".equals(ex.getSQLState());
     }
 
     /** Undefined table, 42P01. */

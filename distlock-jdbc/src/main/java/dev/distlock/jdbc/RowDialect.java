@@ -12,7 +12,9 @@ import java.util.List;
  * fencing floor, what a sweep may delete and how permits lie in rows; a dialect only says how its database writes
  * that down.
  * <p>
- * A dialect supplies exactly these, and nothing else differs between databases:
+ * A dialect supplies exactly these, and nothing else differs between databases (where the SQL standard serves
+ * both H2 and PostgreSQL, this interface writes it once as a default method, which a dialect overrides only for a
+ * database that writes it otherwise):
  * <ol>
  * <li>{@link #serves(String)}: whether it is the dialect of a database, by
  * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} (the store picks the dialect from the first
@@ -28,7 +30,8 @@ import java.util.List;
  * <li>the locking clause of a read that locks its row until the transaction ends: {@link #forUpdate()};</li>
  * <li>a set of keys as one parameter (the slot rows of a name with permits): {@link #keyIn()} and
  * {@link #bindKeys};</li>
- * <li>error codes: {@link #isContention(SQLException)} and {@link #isMissingTable(SQLException)}.</li>
+ * <li>error codes: {@link #isLockTimeout(SQLException)} (the part of {@link #isContention(SQLException)} that
+ * differs) and {@link #isMissingTable(SQLException)}.</li>
  * </ol>
  * The lock table's script {@code schema-<platform>.sql} is the other per-database part, found by
  * {@link JdbcLockSchemaInitializer} from the platform name, outside this interface.
@@ -64,16 +67,22 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
     boolean serves(String productName);
 
     /** @return the database clock now, as a timestamp; read when the statement starts */
-    String now();
+    default String now() {
+        return "CURRENT_TIMESTAMP";
+    }
 
     /** @return the database clock in microseconds since the epoch, as a {@code BIGINT} */
-    String clockMicros();
+    default String clockMicros() {
+        return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT)";
+    }
 
     /**
      * @param time a timestamp expression
      * @return that time plus {@code ?} milliseconds (one {@code BIGINT} parameter, which may be negative)
      */
-    String plusMillis(String time);
+    default String plusMillis(String time) {
+        return time + " + CAST(? AS BIGINT) * INTERVAL '0.001' SECOND";
+    }
 
     /**
      * The acquire of a lock: one atomic statement, run with {@link PreparedStatement#executeQuery()}, whose
@@ -105,13 +114,17 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
     boolean repeatsSweepCondition();
 
     /** @return the clause after a {@code SELECT} that locks the rows read until the transaction ends */
-    String forUpdate();
+    default String forUpdate() {
+        return "FOR UPDATE";
+    }
 
     /**
      * @return a condition that {@code lock_name} is one of a set of keys, given as one parameter set by
-     *         {@link #bindKeys} (one parameter, so that one statement serves a batch of names)
+     *         {@link #bindKeys} (one parameter, so that one statement serves a batch of names): an SQL array here
      */
-    String keyIn();
+    default String keyIn() {
+        return "lock_name = ANY(?)";
+    }
 
     /**
      * Sets the parameter of {@link #keyIn()}.
@@ -122,14 +135,30 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
      * @param keys the keys
      * @throws SQLException when the driver refuses them
      */
-    void bindKeys(Connection connection, PreparedStatement statement, int index, String[] keys) throws SQLException;
+    default void bindKeys(Connection connection, PreparedStatement statement, int index, String[] keys)
+            throws SQLException {
+        statement.setArray(index, connection.createArrayOf("VARCHAR", keys));
+    }
 
     /**
      * @param ex a failure of an acquire
      * @return true when another caller won a race for the same row (a duplicate key of two inserts of a new name, a
      *         serialization failure or deadlock victim, a row lock not granted in time): as good as busy
      */
-    boolean isContention(SQLException ex);
+    default boolean isContention(SQLException ex) {
+        String state = ex.getSQLState();
+        return "23505".equals(state) || (state != null && state.startsWith("40")) || isLockTimeout(ex);
+    }
+
+    /**
+     * The part of {@link #isContention} that differs: the standard states (a duplicate key, 23505; class 40,
+     * serialization failure or deadlock) are the same on every database, a row lock not granted in time is not.
+     *
+     * @param ex a failure of an acquire
+     * @return true when it says that a row lock was not granted in time (or, on H2, that the row changed under the
+     *         statement)
+     */
+    boolean isLockTimeout(SQLException ex);
 
     /**
      * @param ex a failure

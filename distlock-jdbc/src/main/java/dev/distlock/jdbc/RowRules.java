@@ -109,4 +109,38 @@ final class RowRules {
         return "lease_until < " + dialect.plusMillis(dialect.now()) + " AND fencing_token < " + dialect.clockMicros()
                 + " + CAST(? AS BIGINT) * 1000";
     }
+
+    /**
+     * The lease ends at the release, so the row retention counts from it; the row keeps its token.
+     *
+     * @return the assignments (after {@code SET}) that free a row
+     */
+    String freed() {
+        return "owner_token = NULL, lease_until = " + dialect.now();
+    }
+
+    /**
+     * The renewal of a lock's row and of a permit's slot row alike: only the owner's, only within its lease.
+     *
+     * @param table the lock table
+     * @param key the condition that finds the row (its parameters come after the lease)
+     * @return the update: parameters lease ms, the key's, owner; 1 row when renewed
+     */
+    String renewal(String table, String key) {
+        return "UPDATE " + table + " SET lease_until = " + leaseEnd() + " WHERE " + key + " AND owner_token = ? AND "
+                + live("");
+    }
+
+    /**
+     * An operator's release of a lock's row or a name's slot rows alike: the owner unchecked, the rows' tokens kept,
+     * so the next token is above them.
+     *
+     * @param table the lock table
+     * @param key the condition that finds the rows
+     * @return the update: parameters the key's; the rows freed
+     */
+    String forcedRelease(String table, String key) {
+        return "UPDATE " + table + " SET " + freed() + " WHERE " + key + " AND owner_token IS NOT NULL AND "
+                + live("");
+    }
 }

@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.function.IntSupplier;
-import java.util.stream.Collectors;
 
 import dev.distlock.embedded.RedisServerGroup;
 import dev.distlock.embedded.RedisServerProcess;
@@ -24,15 +22,7 @@ final class RedlockTopology implements CampaignTopology {
     private final RedisServerGroup masters = RedisServerGroup.start(5, "--appendonly", "yes", "--appendfsync",
             "always");
 
-    private final Links links;
-
-    RedlockTopology() {
-        List<IntSupplier> ports = new ArrayList<>();
-        for (RedisServerProcess master : masters.servers()) {
-            ports.add(master::port);
-        }
-        links = new Links(ports);
-    }
+    private final Links links = Links.toServers(masters.servers(), RedisServerProcess::port);
 
     @Override
     public String name() {
@@ -41,8 +31,7 @@ final class RedlockTopology implements CampaignTopology {
 
     @Override
     public String spec(String node) {
-        return "redlock|" + links.of(node).stream().map(proxy -> "redis://127.0.0.1:" + proxy.port())
-                .collect(Collectors.joining(","));
+        return "redlock|" + links.addresses(node, "redis://");
     }
 
     @Override

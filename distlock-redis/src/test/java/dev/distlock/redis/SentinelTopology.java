@@ -9,8 +9,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.test.support.FaultProxy;
@@ -31,18 +31,9 @@ final class SentinelTopology implements CampaignTopology {
 
     private final ProxiedSentinel sentinel = new ProxiedSentinel();
 
-    private final Links links;
-
-    SentinelTopology() {
-        List<IntSupplier> ports = new ArrayList<>();
-        for (RedisServerProcess server : sentinel.servers()) {
-            ports.add(server::port);
-        }
-        for (RedisServerProcess process : sentinel.sentinels()) {
-            ports.add(process::port);
-        }
-        links = new Links(ports);
-    }
+    private final Links links = Links.toServers(
+            Stream.concat(sentinel.servers().stream(), sentinel.sentinels().stream()).toList(),
+            RedisServerProcess::port);
 
     @Override
     public String name() {

@@ -19,6 +19,7 @@ import dev.distlock.spi.StoreHealth;
 import dev.distlock.spi.StoreTraits;
 import dev.distlock.spi.Waiting;
 import dev.distlock.spi.line.LineAttempts;
+import dev.distlock.spi.line.LineHolders;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
@@ -166,12 +167,8 @@ public class ZooKeeperLockStore implements LockStore {
     public CompletionStage<Boolean> forceRelease(String name) {
         String lockPath = LockPaths.lockPath(config.basePath(), name);
         String what = "force the release of '" + name + "'";
-        return nodes.list(lockPath, what).thenCompose(children -> {
-            List<CompletableFuture<Boolean>> deleted = LockPaths.holders(children).stream()
-                    .map(holder -> nodes.delete(lockPath + "/" + holder, what)).toList();
-            return CompletableFuture.allOf(deleted.toArray(CompletableFuture<?>[]::new))
-                    .thenApply(done -> deleted.stream().anyMatch(CompletableFuture::join));
-        });
+        return nodes.list(lockPath, what).thenCompose(children -> LineHolders.forceRelease(LockPaths.line(children),
+                holder -> nodes.delete(lockPath + "/" + holder.id(), what)));
     }
 
     /**
@@ -186,8 +183,7 @@ public class ZooKeeperLockStore implements LockStore {
 
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
-        return CompletableFuture.completedFuture(leases.stream()
-                .map(lease -> isHeld(lease) ? RenewalResult.RENEWED : RenewalResult.LOST).toList());
+        return LineHolders.renewals(leases, this::isHeld);
     }
 
     /** @return false while the session is suspended, and once the node is known gone */

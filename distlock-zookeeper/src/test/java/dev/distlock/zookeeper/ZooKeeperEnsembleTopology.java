@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntSupplier;
-import java.util.stream.Collectors;
 
 import dev.distlock.test.support.FreePorts;
 import org.apache.curator.test.InstanceSpec;
@@ -45,11 +43,7 @@ final class ZooKeeperEnsembleTopology implements CampaignTopology {
         catch (Exception ex) {
             throw new IllegalStateException("Could not start a ZooKeeper ensemble", ex);
         }
-        List<IntSupplier> ports = new ArrayList<>();
-        for (InstanceSpec spec : specs) {
-            ports.add(spec::getPort);
-        }
-        links = new Links(ports);
+        links = Links.toServers(specs, InstanceSpec::getPort);
     }
 
     @Override
@@ -59,8 +53,7 @@ final class ZooKeeperEnsembleTopology implements CampaignTopology {
 
     @Override
     public String spec(String node) {
-        return "zookeeper|" + links.of(node).stream().map(proxy -> "127.0.0.1:" + proxy.port())
-                .collect(Collectors.joining(",")) + "|/campaign";
+        return "zookeeper|" + links.addresses(node, "") + "|/campaign";
     }
 
     @Override

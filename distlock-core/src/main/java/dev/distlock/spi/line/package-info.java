@@ -10,6 +10,7 @@
  * {@link dev.distlock.spi.line.LineRegistry} that turns its server's news (deletions, sessions) into engine events.
  * {@link dev.distlock.spi.line.LineAttempts} runs the rounds of an attempt on them and
  * {@link dev.distlock.spi.line.LinePosition} says where an entry stands; neither knows a store.
+ * {@link dev.distlock.spi.line.LineHolders} answers a forced release and a renewal the same way for every store.
  *
  * <h2>What a driver must guarantee</h2>
  * <ul>

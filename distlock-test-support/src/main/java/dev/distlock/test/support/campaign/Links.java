@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
+
 import dev.distlock.test.support.FaultProxy;
 
 /**
@@ -22,6 +25,30 @@ public final class Links implements AutoCloseable {
      */
     public Links(List<IntSupplier> serverPorts) {
         this.serverPorts = List.copyOf(serverPorts);
+    }
+
+    /**
+     * @param <S> the servers' type
+     * @param servers the servers, in server order
+     * @param port a server's port, read whenever a proxy is made (a server started again may have another)
+     * @return the links to those servers
+     */
+    public static <S> Links toServers(List<? extends S> servers, ToIntFunction<S> port) {
+        List<IntSupplier> ports = new ArrayList<>();
+        for (S server : servers) {
+            ports.add(() -> port.applyAsInt(server));
+        }
+        return new Links(ports);
+    }
+
+    /**
+     * @param node a node
+     * @param scheme what comes before each address, e.g. {@code "http://"}, or {@code ""}
+     * @return the addresses of its proxies in server order, {@code <scheme>127.0.0.1:<port>}, joined by commas: how a
+     *         node's spec lists the servers it reaches
+     */
+    public String addresses(String node, String scheme) {
+        return of(node).stream().map(proxy -> scheme + "127.0.0.1:" + proxy.port()).collect(Collectors.joining(","));
     }
 
     /**

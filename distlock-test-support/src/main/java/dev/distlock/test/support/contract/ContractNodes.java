@@ -32,6 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 abstract class ContractNodes {
 
+    /** A try that does not wait: answers at once whether the lock is free. */
+    static final LockOptions NO_WAIT = LockOptions.defaults().withWaitTime(Duration.ZERO);
+
     /** How long {@link #takeFreedLock} waits: far below the default lease of 30 s. */
     static final Duration FREED_LOCK_WAIT = Duration.ofSeconds(5);
 
@@ -98,6 +101,11 @@ abstract class ContractNodes {
     /** @return whether the store shares {@link LockType#READ} locks between readers (else READ is exclusive) */
     boolean sharesReadLocks() {
         return fixture().sharesReadLocks();
+    }
+
+    /** @return the default settings with a watchdog lease of 1.5 s: several renewals within a test's seconds */
+    LockConfig shortLease() {
+        return config().withLeaseTime(Duration.ofMillis(1500));
     }
 
     /** @return the default settings of test nodes: a 5 s wait, a 30 s watchdog lease */

@@ -72,7 +72,7 @@ class ExclusiveLockContractTests extends ContractNodes {
         StoreLockService b = node();
         try (LockHandle held = a.lock("once")) {
             long before = storeOf(b).attempts();
-            Optional<LockHandle> none = b.tryLock("once", LockOptions.defaults().withWaitTime(Duration.ZERO));
+            Optional<LockHandle> none = b.tryLock("once", NO_WAIT);
             assertThat(none).isEmpty();
             assertThat(storeOf(b).attempts() - before).isEqualTo(1);
         }
@@ -140,7 +140,7 @@ class ExclusiveLockContractTests extends ContractNodes {
             assertThat(storeOf(a).attempts()).as("no store round trip for reentrant holds").isEqualTo(attempts);
             assertThat(storeOf(a).releases()).isZero();
             assertThat(outer.isHeld()).isTrue();
-            assertThat(b.tryLock("scoped", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
+            assertThat(b.tryLock("scoped", NO_WAIT)).isEmpty();
         });
         assertThat(LockContext.current()).isEmpty();
         assertThat(storeOf(a).releases()).isEqualTo(1);
@@ -151,7 +151,7 @@ class ExclusiveLockContractTests extends ContractNodes {
     void plainHandleIsNotReentrantOnAnyThread() throws Exception {
         StoreLockService a = node();
         LockHandle handle = a.lock("job");
-        assertThat(a.tryLock("job", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+        assertThat(a.tryLock("job", NO_WAIT))
                 .as("the same thread asking again waits like anyone else").isEmpty();
         // The scheduled-job pattern: hand the handle to a worker, the next tick asks again on this thread.
         CountDownLatch handedOver = new CountDownLatch(1);
@@ -190,7 +190,7 @@ class ExclusiveLockContractTests extends ContractNodes {
         handle.unlock();
         handle.close();
         assertThat(next.isHeld()).isTrue();
-        assertThat(a.tryLock("idem", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+        assertThat(a.tryLock("idem", NO_WAIT))
                 .as("a second unlock of the first handle did not release the new holder").isEmpty();
         next.unlock();
     }
@@ -205,7 +205,7 @@ class ExclusiveLockContractTests extends ContractNodes {
         assertThat(next.fencingToken()).isGreaterThan(fixed.fencingToken());
         fixed.unlock(); // reported, not thrown
         assertThat(next.isHeld()).isTrue();
-        assertThat(a.tryLock("fixed", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
+        assertThat(a.tryLock("fixed", NO_WAIT)).isEmpty();
         next.unlock();
     }
 

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.distlock.LockHandle;
-import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
@@ -27,8 +26,6 @@ import static org.awaitility.Awaitility.await;
  */
 @StoreContract
 class FixtureContractTests extends ContractNodes {
-
-    private static final LockOptions NO_WAIT = LockOptions.defaults().withWaitTime(Duration.ZERO);
 
     @Test
     void theFixtureIsFoundThroughServiceLoaderUnderItsId() {

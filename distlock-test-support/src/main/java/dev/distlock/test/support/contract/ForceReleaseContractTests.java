@@ -26,7 +26,7 @@ class ForceReleaseContractTests extends ContractNodes {
 
     @Test
     void aForcedReleaseHandsTheLockToTheWaiterWithAHigherTokenAndTheHolderLearnsOfTheLoss() throws Exception {
-        LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
+        LockConfig shortLease = shortLease();
         StoreLockService holder = node(shortLease);
         StoreLockService waiter = node(shortLease);
         StoreLockService operator = node(shortLease);
@@ -63,7 +63,7 @@ class ForceReleaseContractTests extends ContractNodes {
 
     @Test
     void aForcedReleaseEndsEveryReader() {
-        StoreLockService readers = node(config().withLeaseTime(Duration.ofMillis(1500)));
+        StoreLockService readers = node(shortLease());
         StoreLockService writer = node();
         LockOptions read = LockOptions.defaults().withType(LockType.READ);
         LockHandle first = readers.lock("forced-read", read);

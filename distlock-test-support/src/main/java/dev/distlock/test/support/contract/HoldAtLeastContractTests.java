@@ -27,7 +27,7 @@ class HoldAtLeastContractTests extends ContractNodes {
         job.unlock();
         assertThat(job.isHeld()).as("the caller's hold ended").isFalse();
         assertThat(storeOf(a).releases()).as("the unlock returns without releasing in the store").isZero();
-        assertThat(b.tryLock("hold-at-least", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+        assertThat(b.tryLock("hold-at-least", NO_WAIT))
                 .as("held on after the unlock").isEmpty();
         // Released when the time is up, not left to the lease (a watchdog lease of 30 s, above the wait).
         LockHandle next = b.lock("hold-at-least", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
@@ -49,7 +49,7 @@ class HoldAtLeastContractTests extends ContractNodes {
         a.lock("hold-shutdown", job).unlock();
         assertThat(a.awaitIdle(Duration.ZERO)).as("no held work to wait for").isTrue();
         a.close();
-        assertThat(b.tryLock("hold-shutdown", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+        assertThat(b.tryLock("hold-shutdown", NO_WAIT))
                 .as("the shutdown left the lock to its lease").isEmpty();
         b.lock("hold-shutdown", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10))).unlock();
     }

@@ -41,7 +41,7 @@ class HolderCrashContractTests extends ContractNodes {
             // Refused throughout a time longer than the lease: only the live holder keeps the lock.
             await().during(Duration.ofMillis(LEASE_MILLIS + 500)).atMost(Duration.ofMillis(LEASE_MILLIS + 5000))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> node.tryLock("crash", LockOptions.defaults().withWaitTime(Duration.ZERO)).isEmpty());
+                    .until(() -> node.tryLock("crash", NO_WAIT).isEmpty());
 
             holder.kill();
             long killed = System.nanoTime();

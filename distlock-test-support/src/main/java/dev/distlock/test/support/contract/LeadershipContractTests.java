@@ -52,7 +52,7 @@ class LeadershipContractTests extends ContractNodes {
 
     @Test
     void aLeaderWhoseLeaseIsLostIsRevokedAndAnotherLeads() {
-        LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
+        LockConfig shortLease = shortLease();
         StoreLockService a = node(shortLease);
         StoreLockService b = node(shortLease);
         LeadershipLog log = new LeadershipLog();

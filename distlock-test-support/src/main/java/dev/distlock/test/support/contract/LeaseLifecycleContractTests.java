@@ -27,13 +27,13 @@ class LeaseLifecycleContractTests extends ContractNodes {
 
     @Test
     void watchdogKeepsTheLockPastSeveralLeases() throws Exception {
-        LockConfig shortLease = config().withLeaseTime(Duration.ofMillis(1500));
+        LockConfig shortLease = shortLease();
         StoreLockService a = node(shortLease);
         StoreLockService b = node(shortLease);
         try (LockHandle handle = a.lock("long-work")) {
             Thread.sleep(4800); // the behaviour under test: work that outlasts three leases
             assertThat(handle.isHeld()).isTrue();
-            assertThat(b.tryLock("long-work", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
+            assertThat(b.tryLock("long-work", NO_WAIT)).isEmpty();
             if (storeOf(a).traits().leasesExpire()) {
                 assertThat(a.heldLocks()).singleElement()
                         .satisfies(info -> assertThat(info.renewals()).isPositive());
@@ -96,7 +96,7 @@ class LeaseLifecycleContractTests extends ContractNodes {
         assertThat(a.awaitIdle(Duration.ofMillis(200))).as("the work still runs").isFalse();
         assertThatThrownBy(() -> a.lock("another")).isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("shutting down");
-        assertThat(b.tryLock("draining", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+        assertThat(b.tryLock("draining", NO_WAIT))
                 .as("not released under the running work").isEmpty();
         finish.countDown();
         assertThat(a.awaitIdle(Duration.ofSeconds(10))).isTrue();
@@ -104,7 +104,7 @@ class LeaseLifecycleContractTests extends ContractNodes {
         LockHandle kept = b.lock("left-over");
         b.close();
         assertThat(kept.isHeld()).isFalse();
-        Optional<LockHandle> free = node().tryLock("left-over", LockOptions.defaults().withWaitTime(Duration.ZERO));
+        Optional<LockHandle> free = node().tryLock("left-over", NO_WAIT);
         assertThat(free).as("close() released what was left").isPresent();
         free.get().unlock();
     }

@@ -43,7 +43,7 @@ class SeveralNamesContractTests extends ContractNodes {
             assertThat(both.locks()).extracting(LockHandle::name).as("sorted, duplicates once")
                     .containsExactly("account:1", "account:2");
             assertThat(both.isHeld()).isTrue();
-            assertThat(b.tryLock("account:2", LockOptions.defaults().withWaitTime(Duration.ZERO))).isEmpty();
+            assertThat(b.tryLock("account:2", NO_WAIT)).isEmpty();
         }
         assertThat(storeOf(a).releases()).as("both released").isEqualTo(3);
     }

@@ -124,7 +124,7 @@ class StoreSpiContractTests extends ContractNodes {
                 history.listener());
         late.start();
         try {
-            assertThatThrownBy(() -> late.tryLock("spi-late", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+            assertThatThrownBy(() -> late.tryLock("spi-late", NO_WAIT))
                     .isInstanceOf(LockUnavailableException.class).hasMessageContaining("distlock.command-timeout");
             answerHeldBack.complete(null);
             // Undone after the answer arrived, not at the end of the 30 s lease.
