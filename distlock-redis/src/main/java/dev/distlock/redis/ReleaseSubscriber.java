@@ -39,6 +39,9 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private static final long MAX_RETRY_MILLIS = 30_000;
 
+    /** How long closing waits for the subscription's connection to close. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+
     private final RedisConnectionFactory connectionFactory;
 
     private final String channel;
@@ -153,7 +156,7 @@ final class ReleaseSubscriber implements AutoCloseable {
             if (next.isListening()) {
                 container = next;
                 if (closed) {
-                    destroy(next);
+                    destroy(next, CLOSE_WAIT);
                 }
                 retries.shutdown(); // from now on the client re-subscribes by itself
                 if (failedAttempts > 0) {
@@ -167,7 +170,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         catch (RuntimeException ex) {
             failed(String.valueOf(ex.getMessage()));
         }
-        destroy(next);
+        destroy(next, CLOSE_WAIT);
         if (!closed) {
             long delay = nextRetryMillis;
             nextRetryMillis = Math.min(delay * 2, maxRetryMillis);
@@ -250,13 +253,36 @@ final class ReleaseSubscriber implements AutoCloseable {
         return true;
     }
 
-    private static void destroy(RedisMessageListenerContainer container) {
+    /**
+     * Closes a container on a thread of its own and waits for it at most {@code wait}: closing the subscription
+     * joins the close of its connection without a timeout, and a connection that lost its server (a Sentinel's
+     * master killed) may never answer, which hung a service's shutdown (fault campaign).
+     *
+     * @return whether the container closed in time
+     */
+    static boolean destroy(RedisMessageListenerContainer container, Duration wait) {
+        Thread closer = new Thread(() -> {
+            try {
+                container.destroy();
+            }
+            catch (Exception ex) {
+                log.debug("Could not close a release listener container", ex);
+            }
+        }, "distlock-redis-unsubscribe");
+        closer.setDaemon(true);
+        closer.start();
         try {
-            container.destroy();
+            closer.join(wait.toMillis());
         }
-        catch (Exception ex) {
-            log.debug("Could not close a release listener container", ex);
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
+        if (closer.isAlive()) {
+            log.warn("The subscription to lock release notifications did not close within {} ms (its connection did "
+                    + "not answer); going on without it", wait.toMillis());
+            return false;
+        }
+        return true;
     }
 
     @Override
@@ -265,7 +291,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         retries.shutdownNow();
         RedisMessageListenerContainer current = container;
         if (current != null) {
-            destroy(current);
+            destroy(current, CLOSE_WAIT);
         }
     }
 }
