@@ -72,8 +72,9 @@ class JdbcPermitsTests {
             database.createTable(TABLE);
             try (JdbcLockStore store = startedStore(database)) {
                 List<Lease> held = new ArrayList<>();
+                // The holders' lease only has to outlast the checks below: the sweep waits for it to end.
                 for (int i = 0; i < 3; i++) {
-                    held.add(grant(store, permit("rows", "owner-" + i, 3, 5_000)));
+                    held.add(grant(store, permit("rows", "owner-" + i, 3, 2_500)));
                 }
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "rows"))
                         .isEqualTo("#3");
@@ -285,7 +286,9 @@ class JdbcPermitsTests {
         try (TestDatabase database = TestDatabase.of(db)) {
             database.createTable(TABLE);
             try (JdbcLockStore store = startedStore(database)) {
-                Lease shortOne = grant(store, permit("renewed", "a", 2, 500));
+                // Shorter than the others' and than its renewal's, but long enough to be still running when renewed on a
+                // busy machine (a 500 ms lease could end first, and its renewal be LOST).
+                Lease shortOne = grant(store, permit("renewed", "a", 2, 10_000));
                 Lease other = grant(store, permit("renewed", "b", 2, 60_000));
                 Lease lock = grant(store, request("plain", "c", 60_000));
                 // The same holder renewed with a longer lease: the name row's must follow.
