@@ -114,27 +114,10 @@ public class AnnotationLockOperationSource implements LockOperationSource {
             name = userClass.getSimpleName() + "." + specific.getName();
         }
         String keySource = annotation.key().strip();
-        Expression key = null;
-        if (!keySource.isEmpty()) {
-            try {
-                key = evaluator.parse(keySource, specific, userClass, beanExists);
-            }
-            catch (IllegalArgumentException ex) {
-                throw invalid(where, "key", Objects.requireNonNullElse(ex.getMessage(), ex.toString()), KEY_ACTION,
-                        ex);
-            }
-        }
+        Expression key = expression(where, "key", keySource, specific, userClass, KEY_ACTION);
         String conditionSource = annotation.condition().strip();
-        Expression condition = null;
-        if (!conditionSource.isEmpty()) {
-            try {
-                condition = evaluator.parse(conditionSource, specific, userClass, beanExists);
-            }
-            catch (IllegalArgumentException ex) {
-                throw invalid(where, "condition", Objects.requireNonNullElse(ex.getMessage(), ex.toString()),
-                        CONDITION_ACTION, ex);
-            }
-        }
+        Expression condition = expression(where, "condition", conditionSource, specific, userClass,
+                CONDITION_ACTION);
         LockOptions options = LockOptions.defaults().withType(annotation.type());
         Duration waitTime = duration(where, "waitTime", annotation.waitTime(), false);
         if (waitTime != null) {
@@ -167,6 +150,20 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         options = options.withPermits(annotation.permits());
         return new LockOperation(specific, userClass, name, keySource, key, conditionSource, condition, evaluator,
                 options, annotation.onTimeout());
+    }
+
+    /** @return the parsed expression, or {@code null} for "" */
+    private @Nullable Expression expression(String where, String attribute, String source, Method method,
+            Class<?> targetClass, String action) {
+        if (source.isEmpty()) {
+            return null;
+        }
+        try {
+            return evaluator.parse(source, method, targetClass, beanExists);
+        }
+        catch (IllegalArgumentException ex) {
+            throw invalid(where, attribute, Objects.requireNonNullElse(ex.getMessage(), ex.toString()), action, ex);
+        }
     }
 
     private String resolve(String where, String attribute, String value) {
