@@ -131,6 +131,11 @@ public class RedisLockStore implements LockStore, HandsOver {
         return config;
     }
 
+    @Override
+    public void startHandOvers(HandOverEvents events) {
+        handOvers = events;
+    }
+
     /**
      * Checks that the Redis user may use the release channel (a Redis 7 ACL user has no channel rights unless
      * granted: every contended release would fail), then subscribes to it. Redis being unreachable does not fail
@@ -138,11 +143,6 @@ public class RedisLockStore implements LockStore, HandsOver {
      *
      * @throws IllegalStateException when the user lacks the channel permission, naming it
      */
-    @Override
-    public void startHandOvers(HandOverEvents events) {
-        handOvers = events;
-    }
-
     @Override
     public void start(StoreEvents events) {
         subscriber.checkPermission(runner, config.commandTimeout());
@@ -159,10 +159,7 @@ public class RedisLockStore implements LockStore, HandsOver {
         return noted(request, waiting, send(request, waiting, ScriptMarker.attempt(refused.refusedBefore(request))));
     }
 
-    /**
-     * {@code acquire.lua} with {@link ScriptMarker#CONFIRM}: it runs on the acquire connection and the request's
-     * release on another, so it may run after that release; the script then grants nothing.
-     */
+    /** {@code acquire.lua} with {@link ScriptMarker#CONFIRM}: after the request's release it grants nothing. */
     @Override
     public CompletionStage<Attempt> confirm(LockRequest request) {
         return noted(request, Waiting.LAST_TRY, send(request, Waiting.LAST_TRY, ScriptMarker.CONFIRM));
@@ -181,12 +178,11 @@ public class RedisLockStore implements LockStore, HandsOver {
         byte[] owner = LuaScript.owner(request);
         byte[] lease = LuaScript.arg(request.leaseMillis());
         byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
-        byte[] attempt = kind.wire();
         byte[] mode = ScriptMarker.mode(request).wire();
         // The number of permits only for a request of permits: a lock's acquire carries no more than it needs.
         byte[][] args = (request.mode() instanceof LockMode.Permits)
-                ? new byte[][] { owner, lease, wait, attempt, mode, LuaScript.arg(request.permits()) }
-                : new byte[][] { owner, lease, wait, attempt, mode };
+                ? new byte[][] { owner, lease, wait, kind.wire(), mode, LuaScript.arg(request.permits()) }
+                : new byte[][] { owner, lease, wait, kind.wire(), mode };
         if (!acknowledging) {
             return acquires.eval(LuaScript.ACQUIRE, keys.of(request), args)
                     .handle((reply, error) -> AcquireReplies.attempt(request, reply, error));
@@ -222,7 +218,7 @@ public class RedisLockStore implements LockStore, HandsOver {
     }
 
     /**
-     * Whether a waiter may start on a hand-over before its next attempt confirms it: always, unless lock writes must
+     * Whether a waiter may start on a hand-over before its confirmation answers: always, unless lock writes must
      * reach replicas on the name's master (a grant counts only once they did, and the confirmation is the write that
      * waits for them). Asked on the subscriber's thread: what is not known yet without a round trip counts as no.
      */

@@ -206,9 +206,9 @@ if current and string.byte(current, 1) == PERMITS then
     return mismatch(permits_of(current)) -- held with permits: a lock or read/write lock of the name is refused
 end
 if confirming then
-    -- The confirmation goes on the acquire connection, the caller's release on another: it may run after that
-    -- release, when the name is free or someone else's. It then takes nothing (a fresh grant would hold the name for
-    -- a whole lease unless the engine's undo came) and the caller's lease is lost, as it is when the window ended.
+    -- Nothing orders the confirmation before the caller's release (the release does not wait for it): it may run
+    -- after it, when the name is free or someone else's. It then takes nothing (a fresh grant would hold the name
+    -- for a whole lease unless the engine's undo came).
     local mine = token .. ':'
     local handed_to_me = current and handed(current) and string.sub(current, 2, #mine + 1) == mine
     if not current or not (handed_to_me or string.sub(current, 1, #mine) == mine) then
