@@ -121,14 +121,7 @@ final class LockExpressionEvaluator extends CachedExpressionEvaluator {
      */
     List<String> evaluate(LockOperation operation, Expression key, Object[] args, @Nullable Object target,
             @Nullable BeanResolver beanResolver) {
-        Object value;
-        try {
-            value = key.getValue(context(operation, args, target, beanResolver));
-        }
-        catch (RuntimeException ex) {
-            throw new LockException("@DistributedLock key '" + operation.keySource() + "' of "
-                    + operation.describeMethod() + " could not be evaluated: " + ex.getMessage(), ex);
-        }
+        Object value = value(operation, "key", operation.keySource(), key, args, target, beanResolver);
         if (value != null && value.getClass().isArray()) {
             value = Arrays.asList(ObjectUtils.toObjectArray(value));
         }
@@ -156,21 +149,30 @@ final class LockExpressionEvaluator extends CachedExpressionEvaluator {
      */
     boolean condition(LockOperation operation, Expression condition, Object[] args, @Nullable Object target,
             @Nullable BeanResolver beanResolver) {
-        Object value;
-        try {
-            value = condition.getValue(context(operation, args, target, beanResolver));
-        }
-        catch (RuntimeException ex) {
-            throw new LockException("@DistributedLock condition '" + operation.conditionSource() + "' of "
-                    + operation.describeMethod() + " could not be evaluated: " + ex.getMessage()
-                    + "; the method was not called", ex);
-        }
+        Object value = value(operation, "condition", operation.conditionSource(), condition, args, target,
+                beanResolver);
         if (value instanceof Boolean locked) {
             return locked;
         }
         throw new LockException("@DistributedLock condition '" + operation.conditionSource() + "' of "
                 + operation.describeMethod() + " evaluated to " + (value == null ? "null" : "a "
                         + value.getClass().getSimpleName()) + ", not true or false; the method was not called");
+    }
+
+    /**
+     * @return the expression's value over the call
+     * @throws LockException naming the attribute, its source and the method when the expression fails
+     */
+    private @Nullable Object value(LockOperation operation, String attribute, String source, Expression expression,
+            Object[] args, @Nullable Object target, @Nullable BeanResolver beanResolver) {
+        try {
+            return expression.getValue(context(operation, args, target, beanResolver));
+        }
+        catch (RuntimeException ex) {
+            throw new LockException("@DistributedLock " + attribute + " '" + source + "' of "
+                    + operation.describeMethod() + " could not be evaluated: " + ex.getMessage()
+                    + "; the method was not called", ex);
+        }
     }
 
     private MethodBasedEvaluationContext context(LockOperation operation, Object[] args, @Nullable Object target,

@@ -101,28 +101,39 @@ public class MicrometerLockListener implements LockListener {
         }
     }
 
-    /** Counts the acquisition as waiting until it ends, then records it as {@link #acquireFinished} does. */
+    /**
+     * Counts the acquisition as waiting until it ends, then records it as {@link #acquireFinished} does, with the
+     * group's meters looked up once for both.
+     */
     @Override
     public Acquisition acquireStarted(String name) {
-        AtomicInteger waiting;
+        GroupMeters meters;
         try {
-            waiting = meters(name).waiting;
-            waiting.incrementAndGet();
+            meters = meters(name);
+            meters.waiting.incrementAndGet();
         }
         catch (RuntimeException ex) {
             failed("acquireStarted", ex);
             return this::acquireFinished;
         }
         return event -> {
-            waiting.decrementAndGet();
-            acquireFinished(event);
+            meters.waiting.decrementAndGet();
+            record(meters, event);
         };
     }
 
     @Override
     public void acquireFinished(AcquireEvent event) {
         try {
-            GroupMeters meters = meters(event.name());
+            record(meters(event.name()), event);
+        }
+        catch (RuntimeException ex) {
+            failed("acquireFinished", ex);
+        }
+    }
+
+    private void record(GroupMeters meters, AcquireEvent event) {
+        try {
             Objects.requireNonNull(meters.acquire.get(event.result())).record(Math.max(0, event.waitNanos()),
                     TimeUnit.NANOSECONDS);
             LockHandle handle = event.handle();
