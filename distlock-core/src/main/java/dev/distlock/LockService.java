@@ -176,12 +176,15 @@ public interface LockService {
      * {@link InterruptedException} when interrupted. {@code newCondition()} is unsupported. A store that cannot
      * answer throws {@link LockUnavailableException} from each of them. Share one instance between the threads of
      * this JVM: two instances of one name are two acquisitions, and a thread holding one waits for the other.
+     * The owner holds it only while its lease does: after a lost lease, its next locking call takes the lock anew.
+     * {@link ThreadOwnedLock} adds a lease time per acquisition and two questions that
+     * {@link java.util.concurrent.locks.ReentrantLock} answers too ({@code isHeldByCurrentThread()}, {@code isLocked()}).
      *
      * @param name the lock name
      * @param options the wait time is ignored (each method has its own), the rest applies to every acquisition
      * @return a new lock on the name
      */
-    default Lock asLock(String name, LockOptions options) {
+    default ThreadOwnedLock asLock(String name, LockOptions options) {
         return new ThreadOwnedLock(this, name, options);
     }
 
@@ -191,7 +194,7 @@ public interface LockService {
      * @param name the lock name
      * @return a new lock on the name
      */
-    default Lock asLock(String name) {
+    default ThreadOwnedLock asLock(String name) {
         return asLock(name, LockOptions.defaults());
     }
 

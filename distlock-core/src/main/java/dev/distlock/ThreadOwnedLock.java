@@ -14,10 +14,15 @@ import org.jspecify.annotations.Nullable;
  * has); the store's lock is released when the owner's last {@link #unlock()} runs. Each instance is one lock
  * acquisition at a time: threads of this JVM share an instance, and queue on it through the lock service.
  * <p>
- * Waits use the lock service's leases (watchdog-renewed unless the options fix them) and fail closed: a store that
- * cannot answer throws {@link LockUnavailableException} from every locking method.
+ * Waits use the lock service's leases (watchdog-renewed unless the options fix them, or a call names a lease time)
+ * and fail closed: a store that cannot answer throws {@link LockUnavailableException} from every locking method.
+ * <p>
+ * The owner holds the lock only while its lease does: when the lease was lost, the owner's next locking call takes
+ * the lock from the store anew (waiting like any caller, and failing when another holder has it) instead of counting
+ * one more hold of a lock it no longer has. That is what a holder that checks its lock by taking it again (Spring
+ * Integration's {@code LockRegistryLeaderInitiator}) relies on.
  */
-final class ThreadOwnedLock implements Lock {
+public final class ThreadOwnedLock implements Lock {
 
     /** A wait without end is made of waits this long, so that no deadline arithmetic overflows. */
     private static final Duration FOREVER_STEP = Duration.ofMinutes(10);
@@ -44,10 +49,20 @@ final class ThreadOwnedLock implements Lock {
 
     @Override
     public void lock() {
+        lock(null);
+    }
+
+    /**
+     * {@link #lock()} with a fixed lease of this time for this acquisition (not renewed by the watchdog); a further
+     * hold of the owner keeps the lease it has.
+     *
+     * @param leaseTime the lease time, or null for the lock's options
+     */
+    public void lock(@Nullable Duration leaseTime) {
         boolean interrupted = false;
         while (true) {
             try {
-                if (acquire(FOREVER_STEP)) {
+                if (acquire(FOREVER_STEP, leaseTime)) {
                     break;
                 }
             }
@@ -62,7 +77,7 @@ final class ThreadOwnedLock implements Lock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        while (!acquire(FOREVER_STEP)) {
+        while (!acquire(FOREVER_STEP, null)) {
             // keep waiting: a wait without end is a series of bounded ones
         }
     }
@@ -70,7 +85,7 @@ final class ThreadOwnedLock implements Lock {
     @Override
     public boolean tryLock() {
         try {
-            return acquire(Duration.ZERO);
+            return acquire(Duration.ZERO, null);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -80,25 +95,67 @@ final class ThreadOwnedLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return acquire(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), null);
+    }
+
+    /**
+     * {@link #tryLock(long, TimeUnit)} with a fixed lease of this time for this acquisition (not renewed by the
+     * watchdog); a further hold of the owner keeps the lease it has.
+     *
+     * @param waitTime how long to wait at most
+     * @param leaseTime the lease time, or null for the lock's options
+     * @return whether the calling thread holds the lock now
+     * @throws InterruptedException when the thread was interrupted before or while waiting
+     */
+    public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException {
+        return acquire(waitTime.isNegative() ? Duration.ZERO : waitTime, leaseTime);
+    }
+
+    /** @return whether the calling thread holds the lock (its lease may have been lost since) */
+    public boolean isHeldByCurrentThread() {
+        return owner == Thread.currentThread();
+    }
+
+    /** @return whether some thread of this JVM holds the lock through this instance */
+    public boolean isLocked() {
+        return owner != null;
     }
 
     /**
      * @return whether the calling thread holds the lock now (a further hold when it held it already)
      * @throws InterruptedException when the thread was interrupted before or while waiting
      */
-    private boolean acquire(Duration wait) throws InterruptedException {
+    private boolean acquire(Duration wait, @Nullable Duration leaseTime) throws InterruptedException {
         Thread me = Thread.currentThread();
-        if (owner == me) {
+        LockHandle held = handle;
+        if (owner == me && held != null && held.isHeld()) {
             holds++;
             return true;
         }
         if (Thread.interrupted()) {
             throw new InterruptedException("Interrupted before locking '" + name + "'");
         }
-        Optional<LockHandle> acquired;
+        Optional<LockHandle> acquired = take(wait, leaseTime);
+        if (acquired.isEmpty()) {
+            return false;
+        }
+        if (owner == me) {
+            // The owner's lease was lost (reported when it was); its holds go on under the new lease.
+            handle = acquired.get();
+            holds++;
+            endQuietly(held);
+            return true;
+        }
+        handle = acquired.get();
+        holds = 1;
+        owner = me;
+        return true;
+    }
+
+    private Optional<LockHandle> take(Duration wait, @Nullable Duration leaseTime) throws InterruptedException {
+        LockOptions asked = options.withWaitTime(wait);
         try {
-            acquired = service.tryLock(name, options.withWaitTime(wait));
+            return service.tryLock(name, leaseTime != null ? asked.withLeaseTime(leaseTime) : asked);
         }
         catch (LockException ex) {
             // The lock service answers an interrupt with a LockException and the thread's flag set again.
@@ -109,13 +166,19 @@ final class ThreadOwnedLock implements Lock {
             }
             throw ex;
         }
-        if (acquired.isEmpty()) {
-            return false;
+    }
+
+    /** Ends a lost lease's handle; its loss was logged and counted when it happened, so it is not thrown again. */
+    private static void endQuietly(@Nullable LockHandle lost) {
+        if (lost == null) {
+            return;
         }
-        handle = acquired.get();
-        holds = 1;
-        owner = me;
-        return true;
+        try {
+            lost.unlock();
+        }
+        catch (LeaseLostException ex) {
+            // told already (see above)
+        }
     }
 
     /**

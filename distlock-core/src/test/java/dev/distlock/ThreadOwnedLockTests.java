@@ -1,6 +1,7 @@
 package dev.distlock;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -124,6 +125,32 @@ class ThreadOwnedLockTests {
         lock.unlock();
         uninterruptible.get(5, TimeUnit.SECONDS);
         assertThat(flagAfterwards).as("the interrupt is told afterwards").isTrue();
+    }
+
+    @Test
+    void afterALostLeaseTheOwnersNextLockingCallTakesTheLockAnewOrFails() throws Exception {
+        ThreadOwnedLock lock = node.asLock("stock");
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).as("a fixed lease for this acquisition")
+                .isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(this::freeForAnotherNode);
+        assertThat(lock.isHeldByCurrentThread()).as("still the owner of its holds").isTrue();
+        assertThat(lock.tryLock()).as("taken anew from the store, not one more hold of a lost lease").isTrue();
+        assertThat(freeForAnotherNode()).isFalse();
+        lock.unlock();
+        assertThat(freeForAnotherNode()).as("one hold left").isFalse();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(freeForAnotherNode()).as("released in the store").isTrue();
+
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+        Optional<LockHandle> other = Optional.empty();
+        while (other.isEmpty()) {
+            other = otherNode.tryLock("stock", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)));
+        }
+        assertThat(lock.tryLock()).as("another node holds it since the lease ended").isFalse();
+        other.get().unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
     }
 
     @Test
