@@ -137,6 +137,11 @@ public final class ThreadOwnedLock implements Lock {
         }
         Optional<LockHandle> acquired = take(wait, leaseTime);
         if (acquired.isEmpty()) {
+            if (owner == me) {
+                // The owner's lease was lost and another holder has the lock: its holds are void. Keeping them
+                // would make its next successful acquisition one hold more than its unlocks, never released.
+                release(held);
+            }
             return false;
         }
         if (owner == me) {
@@ -194,11 +199,18 @@ public final class ThreadOwnedLock implements Lock {
             return;
         }
         LockHandle held = handle;
-        handle = null;
-        owner = null;
+        release(null);
         if (held != null) {
             held.unlock();
         }
+    }
+
+    /** Gives ownership up (owner only); the handle given, a lost one, is ended quietly. */
+    private void release(@Nullable LockHandle lost) {
+        handle = null;
+        holds = 0;
+        owner = null;
+        endQuietly(lost);
     }
 
     /** @throws UnsupportedOperationException always: a distributed lock has no conditions to wait on */

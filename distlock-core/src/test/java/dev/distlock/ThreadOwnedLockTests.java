@@ -148,9 +148,12 @@ class ThreadOwnedLockTests {
             other = otherNode.tryLock("stock", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)));
         }
         assertThat(lock.tryLock()).as("another node holds it since the lease ended").isFalse();
+        assertThat(lock.isLocked()).as("the lost holds are void").isFalse();
+        assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
         other.get().unlock();
+        assertThat(lock.tryLock()).isTrue();
         lock.unlock();
-        assertThat(lock.isLocked()).isFalse();
+        assertThat(freeForAnotherNode()).as("one unlock for one hold: released in the store").isTrue();
     }
 
     @Test
