@@ -62,6 +62,11 @@ final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** @return the URL another JVM connects with (user {@code sa} on H2; in the URL on PostgreSQL) */
+    String url() {
+        return h2 != null ? h2.url() : postgres.url();
+    }
+
     /** @return a pool of its own (one node's connections) */
     HikariDataSource pool(int size) {
         HikariDataSource pool = h2 != null ? h2.pool(size) : postgres.pool(size);
