@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Guarded row updates on real databases (H2, and PostgreSQL where the machine has it): a row keeps the highest
+ * Guarded row updates on real databases (H2, and PostgreSQL and MariaDB where the machine has them): a row keeps the highest
  * fencing token that wrote it, an equal token writes again, a lower one changes nothing and throws, a missing row is
  * told apart from a stale token, and the token comes from the lock scope when none is passed. The column is added
  * with {@link FencedJdbc#addColumnSql}, as the how-to says.
@@ -56,7 +56,7 @@ class FencedJdbcTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void aRowKeepsTheHighestTokenAndALowerOneChangesNothing(String db) throws Exception {
         open(db);
         assertThat(fenced.update(5, TABLE, "balance = ?", "id = ?", 90, 1)).isEqualTo(1);
@@ -76,7 +76,7 @@ class FencedJdbcTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void aMissingRowIsZeroRowsNotAStaleToken(String db) throws Exception {
         open(db);
         fenced.update(9, TABLE, "balance = ?", "id = ?", 1, 1);
@@ -85,7 +85,7 @@ class FencedJdbcTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void aClaimWritesTheTokenAloneAndIsRefusedBelowANewerHolder(String db) throws Exception {
         open(db);
         assertThat(fenced.claim(11, TABLE, "id = ?", 2)).isEqualTo(1);
@@ -94,7 +94,7 @@ class FencedJdbcTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void theTokenComesFromTheLockScope(String db) throws Exception {
         open(db);
         InMemoryLockService locks = new InMemoryLockService();
@@ -111,7 +111,7 @@ class FencedJdbcTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void aRepositoryStyleStatementIsJudgedByCheck(String db) throws Exception {
         open(db);
         // What a @Modifying @Query method runs: the token in the set clause and the guard in the where clause.
@@ -132,7 +132,7 @@ class FencedJdbcTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void anotherColumnAndQuotedQuestionMarks(String db) throws Exception {
         open(db);
         FencedJdbc lastFence = fenced.withColumn("last_fence");
