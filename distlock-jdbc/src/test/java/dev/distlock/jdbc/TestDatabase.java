@@ -12,7 +12,8 @@ import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * One database for tests that run the same on H2 (served over TCP by this JVM) and on PostgreSQL (the shared
- * {@link PostgresTestServer}; the test is skipped, visibly, where this machine has no PostgreSQL binaries): pools
+ * {@link PostgresTestServer}; the test is skipped, visibly, where this machine has no PostgreSQL binaries), or, for
+ * plain SQL without the lock table, on MariaDB ({@link MariaDbTestServer}, skipped the same way): pools
  * for the nodes, a fresh lock table, and plain queries for checking. Closing it closes the pools it made.
  */
 final class TestDatabase implements AutoCloseable {
@@ -24,24 +25,34 @@ final class TestDatabase implements AutoCloseable {
 
     static final String POSTGRESQL = "postgresql";
 
+    /** For SQL on MariaDB only (the lock store has no MariaDB schema): no {@link #createTable}. */
+    static final String MARIADB = "mariadb";
+
     private final String name;
 
     private final H2TestServer h2;
 
     private final PostgresTestServer postgres;
 
+    private final MariaDbTestServer mariadb;
+
     private final List<HikariDataSource> pools = new ArrayList<>();
 
     private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres) {
+        this(name, h2, postgres, null);
+    }
+
+    private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres, MariaDbTestServer mariadb) {
         this.name = name;
         this.h2 = h2;
         this.postgres = postgres;
+        this.mariadb = mariadb;
     }
 
     /**
-     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE} or {@link #POSTGRESQL}
+     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL} or {@link #MARIADB}
      * @return the database
-     * @throws org.opentest4j.TestAbortedException for PostgreSQL on a machine without its binaries
+     * @throws org.opentest4j.TestAbortedException for PostgreSQL or MariaDB on a machine without its binaries
      */
     static TestDatabase of(String name) {
         return switch (name) {
@@ -50,6 +61,7 @@ final class TestDatabase implements AutoCloseable {
             case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL;LOCK_TIMEOUT=10000"),
                     null);
             case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
+            case MARIADB -> new TestDatabase(name, null, null, MariaDbTestServer.shared());
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
     }
@@ -62,9 +74,15 @@ final class TestDatabase implements AutoCloseable {
         }
     }
 
+    /** @return the URL another JVM connects with (user {@code sa} on H2; in the URL on PostgreSQL) */
+    String url() {
+        return h2 != null ? h2.url() : postgres != null ? postgres.url() : mariadb.url();
+    }
+
     /** @return a pool of its own (one node's connections) */
     HikariDataSource pool(int size) {
-        HikariDataSource pool = h2 != null ? h2.pool(size) : postgres.pool(size);
+        HikariDataSource pool = h2 != null ? h2.pool(size) : postgres != null ? postgres.pool(size)
+                : mariadb.pool(size);
         pools.add(pool);
         return pool;
     }
@@ -76,7 +94,8 @@ final class TestDatabase implements AutoCloseable {
                 return statement.executeUpdate(sql);
             }
         }
-        try (Connection admin = postgres.admin(); Statement statement = admin.createStatement()) {
+        try (Connection admin = postgres != null ? postgres.admin() : mariadb.admin();
+                Statement statement = admin.createStatement()) {
             return statement.executeUpdate(sql);
         }
     }
@@ -86,7 +105,7 @@ final class TestDatabase implements AutoCloseable {
         if (h2 != null) {
             return queryValue(h2.admin(), sql, parameter);
         }
-        try (Connection admin = postgres.admin()) {
+        try (Connection admin = postgres != null ? postgres.admin() : mariadb.admin()) {
             return queryValue(admin, sql, parameter);
         }
     }

@@ -3,22 +3,30 @@ package dev.distlock.sample.account;
 import java.util.List;
 import java.util.Optional;
 
+import dev.distlock.jdbc.fencing.FencedJdbc;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * The {@code account} table, through Spring's {@link JdbcClient}; plain SQL for PostgreSQL and H2 alike.
+ * The {@code account} table, through Spring's {@link JdbcClient}, and distlock's {@link FencedJdbc} for the fencing
+ * tokens (column {@code last_fence}); plain SQL for PostgreSQL and H2 alike.
  */
 @Repository
 public class AccountRepository {
 
     private final JdbcClient jdbc;
 
+    private final FencedJdbc fenced;
+
     /**
      * @param jdbc the JDBC client
+     * @param template the JDBC template behind it, for the guarded writes
      */
-    public AccountRepository(JdbcClient jdbc) {
+    public AccountRepository(JdbcClient jdbc, JdbcTemplate template) {
         this.jdbc = jdbc;
+        this.fenced = FencedJdbc.of(template).withColumn("last_fence");
     }
 
     /**
@@ -36,16 +44,16 @@ public class AccountRepository {
     }
 
     /**
-     * Records that the holder of {@code fencingToken} writes the account, unless a holder with a higher token already
+     * Writes the token of the caller's lock on the account to its row, unless a holder with a higher token already
      * did (the update also locks the row until the transaction ends).
      *
      * @param id the account id
      * @param fencingToken the token of the caller's lock on this account
-     * @return false when the account does not exist or a higher token was already written
+     * @return false when the account does not exist
+     * @throws dev.distlock.fencing.StaleTokenException when a higher token was already written (nothing changed)
      */
     public boolean claim(long id, long fencingToken) {
-        return jdbc.sql("UPDATE account SET last_fence = :fence WHERE id = :id AND last_fence <= :fence")
-                .param("id", id).param("fence", fencingToken).update() == 1;
+        return fenced.claim(fencingToken, "account", "id = ?", id) == 1;
     }
 
     /**

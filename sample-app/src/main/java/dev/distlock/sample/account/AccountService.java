@@ -1,9 +1,9 @@
 package dev.distlock.sample.account;
 
 import dev.distlock.LockContext;
-import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.annotation.DistributedLock;
+import dev.distlock.fencing.StaleTokenException;
 import dev.distlock.sample.stock.InvalidRequestException;
 
 import org.springframework.stereotype.Service;
@@ -52,7 +52,7 @@ public class AccountService {
      * @throws InvalidRequestException for an amount below 1 or the same account twice
      * @throws AccountNotFoundException for an unknown account
      * @throws InsufficientFundsException when {@code from} holds less than {@code amount}
-     * @throws LockException when this caller's lock on an account was lost to a newer holder
+     * @throws StaleTokenException when this caller's lock on an account was lost to a newer holder
      */
     @DistributedLock(name = "account", key = "{#from, #to}")
     @Transactional
@@ -119,13 +119,9 @@ public class AccountService {
             }
             return 0;
         }
+        // A newer holder's higher token throws StaleTokenException: 503 with Retry-After, nothing written.
         if (!accounts.claim(id, lock.fencingToken())) {
-            if (accounts.find(id).isEmpty()) {
-                throw new AccountNotFoundException(id);
-            }
-            // Answered with 503 and Retry-After, as every lock failure: nothing was written.
-            throw new LockException("Account " + id + " was written by a newer lock holder than fencing token "
-                    + lock.fencingToken() + "; the lock was lost and the write refused");
+            throw new AccountNotFoundException(id);
         }
         return lock.fencingToken();
     }

@@ -3,23 +3,30 @@ package dev.distlock.sample.stock;
 import java.util.List;
 import java.util.Optional;
 
+import dev.distlock.jdbc.fencing.FencedJdbc;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * The {@code product} table, through Spring's {@link JdbcClient}. Plain SQL that runs unchanged on PostgreSQL and
- * on H2 in PostgreSQL mode.
+ * The {@code product} table, through Spring's {@link JdbcClient}, and distlock's {@link FencedJdbc} for the fencing
+ * token (column {@code last_fence}). Plain SQL that runs unchanged on PostgreSQL and on H2 in PostgreSQL mode.
  */
 @Repository
 public class ProductRepository {
 
     private final JdbcClient jdbc;
 
+    private final FencedJdbc fenced;
+
     /**
      * @param jdbc the JDBC client
+     * @param template the JDBC template behind it, for the guarded writes
      */
-    public ProductRepository(JdbcClient jdbc) {
+    public ProductRepository(JdbcClient jdbc, JdbcTemplate template) {
         this.jdbc = jdbc;
+        this.fenced = FencedJdbc.of(template).withColumn("last_fence");
     }
 
     /**
@@ -39,19 +46,16 @@ public class ProductRepository {
     }
 
     /**
-     * Records that the holder of {@code fencingToken} is writing the product, unless a holder with a higher token
-     * already did. The update also locks the row until the transaction ends, so a newer holder's transaction
-     * waits for this one and then reads what it wrote.
+     * Writes the current lock scope's fencing token to the product row, unless a holder with a higher token already
+     * did. The update also locks the row until the transaction ends, so a newer holder's transaction waits for this
+     * one and then reads what it wrote.
      *
      * @param id the product id
-     * @param fencingToken the caller's fencing token
-     * @return false when the product does not exist or a higher token was already written
+     * @return false when the product does not exist
+     * @throws dev.distlock.fencing.StaleTokenException when a higher token was already written (nothing changed)
      */
-    public boolean claim(long id, long fencingToken) {
-        return jdbc.sql("UPDATE product SET last_fence = :fence WHERE id = :id AND last_fence <= :fence")
-                .param("id", id)
-                .param("fence", fencingToken)
-                .update() == 1;
+    public boolean claim(long id) {
+        return fenced.claim("product", "id = ?", id) == 1;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.distlock.sample.stock;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.fencing.StaleTokenException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,8 +19,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * missing or non-numeric parameter, an unknown path) are problem details too, through the base class.
  * <ul>
  * <li>404 unknown product, 400 bad parameter, 409 not enough stock;</li>
- * <li>503 with {@code Retry-After} when the lock was lost to a newer holder before the write: the stock did not
- * change and the request may be retried.</li>
+ * <li>503 with {@code Retry-After} when the lock was lost to a newer holder before the write (a product's or an
+ * account's): nothing changed and the request may be retried.</li>
  * </ul>
  * A lock not acquired within the wait time and an unavailable lock store are 503 with {@code Retry-After} too, from
  * distlock's own handler ({@code distlock.problem-details.enabled=true} in {@code application.properties}).
@@ -68,15 +69,18 @@ public class StockExceptionHandler extends ResponseEntityExceptionHandler {
     }
 
     /**
+     * A guarded write refused by distlock's {@code FencedJdbc}: a newer lock holder already wrote the row.
+     *
      * @param ex the failure
      * @return 503
      */
     @ExceptionHandler
-    public ResponseEntity<ProblemDetail> staleFencingToken(StaleFencingTokenException ex) {
+    public ResponseEntity<ProblemDetail> staleToken(StaleTokenException ex) {
         log.warn(ex.getMessage());
         ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, "Lock lost", ex.getMessage());
-        problem.setProperty("productId", ex.productId());
-        problem.setProperty("fencingToken", ex.fencingToken());
+        problem.setProperty("resource", ex.resource());
+        problem.setProperty("fencingToken", ex.token());
+        ex.seenToken().ifPresent(seen -> problem.setProperty("seenToken", seen));
         return unavailable(problem);
     }
 

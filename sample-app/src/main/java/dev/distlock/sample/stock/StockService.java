@@ -1,11 +1,10 @@
 package dev.distlock.sample.stock;
 
 import java.util.List;
-import java.util.OptionalLong;
 
 import dev.distlock.LockContext;
-import dev.distlock.LockHandle;
 import dev.distlock.annotation.DistributedLock;
+import dev.distlock.fencing.StaleTokenException;
 import dev.distlock.sample.demo.LockTimeline;
 
 import org.springframework.stereotype.Service;
@@ -80,7 +79,7 @@ public class StockService {
      * @return what was deducted and what is left
      * @throws ProductNotFoundException when the product does not exist
      * @throws InsufficientStockException when fewer units are left
-     * @throws StaleFencingTokenException when this caller's lock was lost to a newer holder
+     * @throws StaleTokenException when this caller's lock was lost to a newer holder
      * @throws dev.distlock.LockTimeoutException when the lock was not acquired within the wait time
      * @throws dev.distlock.LockUnavailableException when Redis could not be reached
      */
@@ -131,20 +130,13 @@ public class StockService {
     }
 
     /**
-     * Writes this holder's fencing token to the product row, or fails when a newer holder got there first. Does
-     * nothing when no lock is held (distlock disabled).
+     * Writes this holder's fencing token to the product row through distlock's {@code FencedJdbc} (which throws
+     * {@link StaleTokenException} when a newer holder got there first). Does nothing when no lock is held (distlock
+     * disabled).
      */
     private void fence(long productId) {
-        OptionalLong token = currentFencingToken();
-        if (token.isPresent() && !products.claim(productId, token.getAsLong())) {
-            if (products.find(productId).isEmpty()) {
-                throw new ProductNotFoundException(productId);
-            }
-            throw new StaleFencingTokenException(productId, token.getAsLong());
+        if (LockContext.current().isPresent() && !products.claim(productId)) {
+            throw new ProductNotFoundException(productId);
         }
-    }
-
-    private static OptionalLong currentFencingToken() {
-        return LockContext.current().map(LockHandle::fencingToken).map(OptionalLong::of).orElse(OptionalLong.empty());
     }
 }

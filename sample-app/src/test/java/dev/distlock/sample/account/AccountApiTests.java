@@ -25,12 +25,13 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.put;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
  * The account API of the sample's second demo against a real Redis and the real locks: every status code, both
- * fencing tokens written, and concurrent transfers in opposite directions that neither deadlock nor change the
+ * fencing tokens written (a lower one refused), and concurrent transfers in opposite directions that neither deadlock nor change the
  * total.
  */
 @AutoConfigureMockMvc
@@ -64,6 +65,19 @@ class AccountApiTests extends SampleAppTestSupport {
                 .andExpect(jsonPath("$.total").value(4000))
                 .andExpect(jsonPath("$.accounts[0].balance").value(1300))
                 .andExpect(jsonPath("$.accounts[1].balance").value(700));
+    }
+
+    @Test
+    void aTransferWithATokenLowerThanTheLastWrittenIs503AndMovesNothing() throws Exception {
+        // A newer holder of account 2's lock already wrote a higher token: this transfer's write is refused.
+        jdbc.sql("UPDATE account SET last_fence = :fence WHERE id = 2").param("fence", Long.MAX_VALUE).update();
+        problem(mvc.perform(post("/api/accounts/transfer?from=1&to=2&amount=10")), 503)
+                .andExpect(header().exists("Retry-After"))
+                .andExpect(jsonPath("$.title").value("Lock lost"))
+                .andExpect(jsonPath("$.seenToken").value(Long.MAX_VALUE))
+                .andExpect(jsonPath("$.fencingToken").value(greaterThan(0L)));
+        mvc.perform(get("/api/accounts")).andExpect(jsonPath("$.accounts[0].balance").value(1000))
+                .andExpect(jsonPath("$.accounts[1].balance").value(1000));
     }
 
     @Test

@@ -1,0 +1,174 @@
+package dev.distlock.jdbc;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Assumptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A real MariaDB server for the tests, made from the binaries installed on the machine (Debian's
+ * {@code mariadb-server}: {@code /usr/sbin/mariadbd} and {@code mariadb-install-db}, or {@code DISTLOCK_MARIADB_BIN}
+ * for the directory of both) in a temporary directory on a free loopback port, without grant tables (the tests
+ * test SQL, not accounts). One server per test JVM, shared by the test classes and stopped by a shutdown hook.
+ * Where the binaries are missing, {@link #shared()} skips the calling tests with a visible reason.
+ */
+final class MariaDbTestServer {
+
+    private static final Logger log = LoggerFactory.getLogger(MariaDbTestServer.class);
+
+    private static Optional<MariaDbTestServer> shared;
+
+    private static String missing = "";
+
+    private final Process process;
+
+    private final Path directory;
+
+    private final int port;
+
+    private MariaDbTestServer(Process process, Path directory, int port) {
+        this.process = process;
+        this.directory = directory;
+        this.port = port;
+    }
+
+    /**
+     * @return the server of this JVM, started on first use
+     * @throws org.opentest4j.TestAbortedException when this machine has no MariaDB binaries (the test is skipped)
+     */
+    static synchronized MariaDbTestServer shared() {
+        if (shared == null) {
+            shared = start();
+        }
+        Assumptions.assumeTrue(shared.isPresent(), () -> missing);
+        return shared.get();
+    }
+
+    private static Optional<MariaDbTestServer> start() {
+        String configured = System.getenv("DISTLOCK_MARIADB_BIN");
+        List<Path> candidates = (configured != null && !configured.isBlank()) ? List.of(Path.of(configured))
+                : List.of(Path.of("/usr/sbin"), Path.of("/usr/bin"));
+        Optional<Path> server = candidates.stream().map(dir -> dir.resolve("mariadbd")).filter(Files::isExecutable)
+                .findFirst();
+        Optional<Path> installDb = Stream.concat(candidates.stream(), Stream.of(Path.of("/usr/bin")))
+                .map(dir -> dir.resolve("mariadb-install-db")).filter(Files::isExecutable).findFirst();
+        if (server.isEmpty() || installDb.isEmpty()) {
+            missing = "MariaDB tests SKIPPED: no mariadbd and mariadb-install-db on this machine; install Debian's "
+                    + "mariadb-server package or set DISTLOCK_MARIADB_BIN to their directory";
+            log.warn(missing);
+            return Optional.empty();
+        }
+        try {
+            Path directory = Files.createTempDirectory("distlock-mariadb");
+            String data = directory.resolve("data").toString();
+            List<String> asRoot = isRoot() ? List.of("--user=root") : List.of();
+            List<String> install = new ArrayList<>(List.of(installDb.get().toString(), "--no-defaults",
+                    "--datadir=" + data, "--skip-test-db", "--auth-root-authentication-method=normal"));
+            install.addAll(asRoot);
+            run(directory, install);
+            int port = H2TestServer.freePort();
+            List<String> command = new ArrayList<>(List.of(server.get().toString(), "--no-defaults",
+                    "--datadir=" + data, "--port=" + port, "--bind-address=127.0.0.1",
+                    "--socket=" + directory.resolve("mariadb.sock"), "--pid-file=" + directory.resolve("mariadb.pid"),
+                    "--skip-grant-tables", "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",
+                    "--innodb-flush-log-at-trx-commit=0"));
+            command.addAll(asRoot);
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(directory.resolve("server.log").toFile()).start();
+            MariaDbTestServer started = new MariaDbTestServer(process, directory, port);
+            Runtime.getRuntime().addShutdownHook(new Thread(started::destroy, "mariadb-test-server-stop"));
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                    .until(() -> {
+                        try (Connection connection = DriverManager.getConnection(started.url(""));
+                                Statement statement = connection.createStatement()) {
+                            statement.execute("CREATE DATABASE IF NOT EXISTS distlock");
+                            return true;
+                        }
+                    });
+            log.info("MariaDB test server from {} on 127.0.0.1:{} in {}", server.get(), port, directory);
+            return Optional.of(started);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw new IllegalStateException("The MariaDB binaries are there but no test server could be started", ex);
+        }
+    }
+
+    private static void run(Path directory, List<String> command) throws IOException {
+        File log = directory.resolve("install.log").toFile();
+        Process install = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+        try {
+            if (!install.waitFor(2, TimeUnit.MINUTES) || install.exitValue() != 0) {
+                install.destroyForcibly();
+                throw new IllegalStateException(String.join(" ", command) + " failed, see " + log);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static boolean isRoot() throws IOException {
+        return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+    }
+
+    /** @return the JDBC URL of the tests' database */
+    String url() {
+        return url("distlock");
+    }
+
+    private String url(String database) {
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root";
+    }
+
+    /** @return a new connection outside every node, for setting up and checking */
+    Connection admin() throws SQLException {
+        return DriverManager.getConnection(url());
+    }
+
+    /**
+     * @param poolSize the pool size
+     * @return a pool of its own
+     */
+    HikariDataSource pool(int poolSize) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url());
+        config.setMaximumPoolSize(poolSize);
+        config.setMinimumIdle(0);
+        return new HikariDataSource(config);
+    }
+
+    private void destroy() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            try (Stream<Path> files = Files.walk(directory)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+        catch (InterruptedException | IOException ex) {
+            process.destroyForcibly();
+        }
+    }
+}
