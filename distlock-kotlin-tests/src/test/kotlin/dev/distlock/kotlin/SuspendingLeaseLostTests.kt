@@ -10,6 +10,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
 import org.junit.jupiter.api.Test
@@ -38,13 +39,14 @@ class SuspendingLeaseLostTests {
     fun aLostLeaseCancelsTheCoroutineAndTheCallerGetsLeaseLostException() {
         val cancelled = CompletableDeferred<Throwable>()
         assertThatExceptionOfType(LeaseLostException::class.java).isThrownBy {
-            runBlocking(Dispatchers.Default) {
+            // Bounded: without the stop the call would wait for good.
+            runBlocking(Dispatchers.Default) { withTimeout(10_000) {
                 val entered = CompletableDeferred<Unit>()
                 val call = async { worker.untilStopped(entered, cancelled) }
                 entered.await()
                 admin.forceRelease("kt-lost")
                 call.await()
-            }
+            } }
         }.withMessageContaining("'kt-lost'")
         assertThat(runBlocking { cancelled.await() }).`as`("the function's coroutine was cancelled")
             .isInstanceOf(CancellationException::class.java)
