@@ -116,8 +116,6 @@ public final class LockContext {
         /** Interrupts this thread at a loss while the scope is open; null unless a lock asks for it. */
         private final @Nullable ScopeInterruption interruption;
 
-        private boolean stoppedByLoss;
-
         private Scope(ArrayDeque<List<LockHandle>> scopes, List<LockHandle> locks,
                 @Nullable ScopeInterruption interruption) {
             this.scopes = scopes;
@@ -128,14 +126,6 @@ public final class LockContext {
         /** @return the scope's handle (its first lock) */
         public LockHandle handle() {
             return locks.get(0);
-        }
-
-        /**
-         * @return whether a lost lease of {@link OnLeaseLost#INTERRUPT} interrupted this scope's thread; known once
-         *         the scope is closed
-         */
-        public boolean stoppedByLoss() {
-            return stoppedByLoss;
         }
 
         /**
@@ -152,7 +142,7 @@ public final class LockContext {
             if (!closed) {
                 closed = true;
                 if (interruption != null) {
-                    stoppedByLoss = interruption.close();
+                    interruption.close();
                 }
                 // This scope's own list: another scope of equal locks (a re-entered publisher's) stays.
                 Iterator<List<LockHandle>> it = scopes.descendingIterator();

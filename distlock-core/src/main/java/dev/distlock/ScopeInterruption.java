@@ -53,12 +53,8 @@ final class ScopeInterruption {
         return new ScopeInterruption(watches, interruptedBefore);
     }
 
-    /**
-     * Ends the watches; called by the scope's thread when the scope closes.
-     *
-     * @return whether a loss interrupted the work
-     */
-    boolean close() {
+    /** Ends the watches; called by the scope's thread when the scope closes. */
+    void close() {
         boolean interrupted = false;
         for (LockHandle.LossWatch watch : watches) {
             interrupted |= watch.end();
@@ -66,7 +62,6 @@ final class ScopeInterruption {
         if (interrupted && !interruptedBefore) {
             Thread.interrupted(); // the loss's interrupt: the LeaseLostException of the release reports it instead
         }
-        return interrupted;
     }
 
     /**
