@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The lock scopes of the current call chain (thread), innermost last.
  * <p>
@@ -72,7 +74,7 @@ public final class LockContext {
     private static Scope enter(List<LockHandle> locks) {
         ArrayDeque<List<LockHandle>> scopes = SCOPES.get();
         scopes.addLast(locks);
-        return new Scope(scopes, locks);
+        return new Scope(scopes, locks, ScopeInterruption.open(locks));
     }
 
     /**
@@ -111,9 +113,14 @@ public final class LockContext {
 
         private boolean closed;
 
-        private Scope(ArrayDeque<List<LockHandle>> scopes, List<LockHandle> locks) {
+        /** Interrupts this thread at a loss while the scope is open; null unless a lock asks for it. */
+        private final @Nullable ScopeInterruption interruption;
+
+        private Scope(ArrayDeque<List<LockHandle>> scopes, List<LockHandle> locks,
+                @Nullable ScopeInterruption interruption) {
             this.scopes = scopes;
             this.locks = locks;
+            this.interruption = interruption;
         }
 
         /** @return the scope's handle (its first lock) */
@@ -122,7 +129,8 @@ public final class LockContext {
         }
 
         /**
-         * Ends the scope. Idempotent.
+         * Ends the scope. Idempotent. From now on a lost lease no longer interrupts this thread; an interrupt one
+         * caused is taken back (see {@link OnLeaseLost#INTERRUPT}).
          *
          * @throws IllegalStateException when called from another thread than the one that opened it
          */
@@ -133,6 +141,9 @@ public final class LockContext {
             }
             if (!closed) {
                 closed = true;
+                if (interruption != null) {
+                    interruption.close();
+                }
                 // This scope's own list: another scope of equal locks (a re-entered publisher's) stays.
                 Iterator<List<LockHandle>> it = scopes.descendingIterator();
                 while (it.hasNext()) {

@@ -40,10 +40,32 @@ public interface LockHandle extends AutoCloseable {
     Duration remaining();
 
     /**
+     * @return what this acquisition does when its lease is lost: its options' policy, else
+     *         {@code distlock.on-lease-lost}; {@link OnLeaseLost#LOG} for a handle of a service without the engine
+     */
+    default OnLeaseLost onLeaseLost() {
+        return OnLeaseLost.LOG;
+    }
+
+    /**
+     * Has the action run once when this handle's lease is found lost while it holds it: at once, on the registering
+     * thread, when the loss was found already. It runs on the thread that found the loss (the lease scheduler's, or
+     * the store's), so it must be quick and must not block: interrupt a thread, cancel a task, hand over to an
+     * executor. Scopes of {@link OnLeaseLost#INTERRUPT} use it to stop their work.
+     *
+     * @param action what stops the work
+     * @return the watch, to be ended when the work ended; a handle of a service without the engine never runs the
+     *         action
+     */
+    default LossWatch whenLost(Runnable action) {
+        return () -> false;
+    }
+
+    /**
      * Releases the lock. Idempotent. Returns once the store confirmed the release, so another node can take the
      * lock at once. A release that the store could not confirm, or of a lease that already expired, is logged and
-     * counted but not thrown; when the lease was lost while held and {@code distlock.on-lease-lost=throw}, a
-     * {@link LeaseLostException} is thrown.
+     * counted but not thrown; when the lease was lost while held and {@link #onLeaseLost()} is
+     * {@link OnLeaseLost#THROW} or {@link OnLeaseLost#INTERRUPT}, a {@link LeaseLostException} is thrown.
      */
     void unlock();
 
@@ -51,5 +73,18 @@ public interface LockHandle extends AutoCloseable {
     @Override
     default void close() {
         unlock();
+    }
+
+    /** A {@link #whenLost(Runnable) loss watch}: the action runs at most once, and never after it was ended. */
+    @FunctionalInterface
+    interface LossWatch {
+
+        /**
+         * Stops watching: the action does not run from now on. When it is running, this waits until it has
+         * returned, so that whatever it stops (a thread) is stopped before the caller goes on.
+         *
+         * @return whether the action ran
+         */
+        boolean end();
     }
 }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT, Duration.ZERO, 1);
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, LockType.REENTRANT, Duration.ZERO, 1,
+            null);
 
     private final @Nullable Duration waitTime;
 
@@ -26,8 +27,10 @@ public final class LockOptions {
 
     private final int permits;
 
+    private final @Nullable OnLeaseLost onLeaseLost;
+
     private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, LockType type,
-            Duration holdAtLeast, int permits) {
+            Duration holdAtLeast, int permits, @Nullable OnLeaseLost onLeaseLost) {
         if (waitTime != null && waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
         }
@@ -55,6 +58,7 @@ public final class LockOptions {
         this.type = Objects.requireNonNull(type, "type");
         this.holdAtLeast = holdAtLeast;
         this.permits = permits;
+        this.onLeaseLost = onLeaseLost;
     }
 
     /** @return options with every field unset and type {@link LockType#REENTRANT} */
@@ -67,7 +71,8 @@ public final class LockOptions {
      * @return a copy with that wait time
      */
     public LockOptions withWaitTime(Duration waitTime) {
-        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, type, holdAtLeast, permits);
+        return new LockOptions(Objects.requireNonNull(waitTime, "waitTime"), leaseTime, type, holdAtLeast, permits,
+                onLeaseLost);
     }
 
     /**
@@ -75,7 +80,7 @@ public final class LockOptions {
      * @return a copy with that lease
      */
     public LockOptions withLeaseTime(@Nullable Duration leaseTime) {
-        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits, onLeaseLost);
     }
 
     /**
@@ -83,7 +88,7 @@ public final class LockOptions {
      * @return a copy with that type
      */
     public LockOptions withType(LockType type) {
-        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits, onLeaseLost);
     }
 
     /**
@@ -99,7 +104,7 @@ public final class LockOptions {
      */
     public LockOptions withHoldAtLeast(Duration holdAtLeast) {
         return new LockOptions(waitTime, leaseTime, type, Objects.requireNonNull(holdAtLeast, "holdAtLeast"),
-                permits);
+                permits, onLeaseLost);
     }
 
     /**
@@ -115,7 +120,18 @@ public final class LockOptions {
      * @return a copy with that number of permits
      */
     public LockOptions withPermits(int permits) {
-        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits);
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits, onLeaseLost);
+    }
+
+    /**
+     * What this call's caller sees when the lease is lost while the work runs, and whether the work is stopped then
+     * ({@link OnLeaseLost#INTERRUPT}).
+     *
+     * @param onLeaseLost the policy; {@code null} for {@code distlock.on-lease-lost}
+     * @return a copy with that policy
+     */
+    public LockOptions withOnLeaseLost(@Nullable OnLeaseLost onLeaseLost) {
+        return new LockOptions(waitTime, leaseTime, type, holdAtLeast, permits, onLeaseLost);
     }
 
     /** @return the wait time, or empty for {@code distlock.wait-time} */
@@ -143,16 +159,21 @@ public final class LockOptions {
         return permits;
     }
 
+    /** @return the lease-lost policy, or empty for {@code distlock.on-lease-lost} */
+    public Optional<OnLeaseLost> onLeaseLost() {
+        return Optional.ofNullable(onLeaseLost);
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof LockOptions o && Objects.equals(waitTime, o.waitTime)
                 && Objects.equals(leaseTime, o.leaseTime) && type == o.type
-                && holdAtLeast.equals(o.holdAtLeast) && permits == o.permits;
+                && holdAtLeast.equals(o.holdAtLeast) && permits == o.permits && onLeaseLost == o.onLeaseLost;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(waitTime, leaseTime, type, holdAtLeast, permits);
+        return Objects.hash(waitTime, leaseTime, type, holdAtLeast, permits, onLeaseLost);
     }
 
     @Override
@@ -160,6 +181,7 @@ public final class LockOptions {
         return "LockOptions[waitTime=" + (waitTime == null ? "default" : waitTime) + ", leaseTime="
                 + (leaseTime == null ? "watchdog" : leaseTime) + ", type=" + type
                 + (holdAtLeast.isZero() ? "" : ", holdAtLeast=" + holdAtLeast)
-                + (permits == 1 ? "" : ", permits=" + permits) + "]";
+                + (permits == 1 ? "" : ", permits=" + permits)
+                + (onLeaseLost == null ? "" : ", onLeaseLost=" + onLeaseLost) + "]";
     }
 }

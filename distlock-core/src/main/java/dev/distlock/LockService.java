@@ -65,7 +65,8 @@ public interface LockService {
 
     /**
      * {@link #executeWithLock(String, LockOptions, Supplier)} for work that throws a checked exception: it reaches
-     * the caller as it is, after the lock was released.
+     * the caller as it is, after the lock was released. With {@link OnLeaseLost#INTERRUPT} the thread is interrupted
+     * at a loss while the action runs, and the caller gets {@link LeaseLostException} whatever the action did.
      *
      * @param name the lock name
      * @param options wait, lease and type
@@ -79,9 +80,20 @@ public interface LockService {
      */
     default <T, E extends Exception> T callWithLock(String name, LockOptions options, ThrowingSupplier<T, E> action)
             throws E {
-        try (LockHandle handle = lock(name, options); LockContext.Scope scope = LockContext.enter(handle)) {
-            return action.get();
+        LockHandle handle = lock(name, options);
+        T result;
+        try (LockContext.Scope scope = LockContext.enter(handle)) {
+            result = action.get();
         }
+        catch (Throwable failure) {
+            LeaseLostException lost = ScopeInterruption.releaseAfterFailure(List.of(handle), handle::unlock, failure);
+            if (lost != null) {
+                throw lost;
+            }
+            throw failure;
+        }
+        handle.unlock();
+        return result;
     }
 
     /**
@@ -143,9 +155,20 @@ public interface LockService {
      * @throws LockUnavailableException when the store cannot be reached (the action did not run)
      */
     default <T> T executeWithLocks(Collection<String> names, LockOptions options, Supplier<T> action) {
-        try (MultiLockHandle handles = lockAll(names, options); LockContext.Scope scope = LockContext.enter(handles)) {
-            return action.get();
+        MultiLockHandle handles = lockAll(names, options);
+        T result;
+        try (LockContext.Scope scope = LockContext.enter(handles)) {
+            result = action.get();
         }
+        catch (Throwable failure) {
+            LeaseLostException lost = ScopeInterruption.releaseAfterFailure(handles.locks(), handles::unlock, failure);
+            if (lost != null) {
+                throw lost;
+            }
+            throw failure;
+        }
+        handles.unlock();
+        return result;
     }
 
     /**

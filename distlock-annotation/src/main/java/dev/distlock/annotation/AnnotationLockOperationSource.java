@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 
 import dev.distlock.LockOptions;
 import dev.distlock.LockType;
+import dev.distlock.OnLeaseLost;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -147,7 +148,8 @@ public class AnnotationLockOperationSource implements LockOperationSource {
                     + annotation.type(), "Use type = LockType.REENTRANT (or FAIR) with permits, or permits = 1 with "
                     + annotation.type() + ".");
         }
-        options = options.withPermits(annotation.permits());
+        options = options.withPermits(annotation.permits())
+                .withOnLeaseLost(onLeaseLost(where, annotation.onLeaseLost()));
         return new LockOperation(specific, userClass, name, keySource, key, conditionSource, condition, evaluator,
                 options, annotation.onTimeout());
     }
@@ -164,6 +166,22 @@ public class AnnotationLockOperationSource implements LockOperationSource {
         catch (IllegalArgumentException ex) {
             throw invalid(where, attribute, Objects.requireNonNullElse(ex.getMessage(), ex.toString()), action, ex);
         }
+    }
+
+    /** @return the policy, or {@code null} for "" ({@code distlock.on-lease-lost}) */
+    private @Nullable OnLeaseLost onLeaseLost(String where, String value) {
+        String resolved = resolve(where, "onLeaseLost", value).strip();
+        if (resolved.isEmpty()) {
+            return null;
+        }
+        for (OnLeaseLost policy : OnLeaseLost.values()) {
+            if (policy.name().equalsIgnoreCase(resolved)) {
+                return policy;
+            }
+        }
+        throw invalid(where, "onLeaseLost", "'" + value + "' is not a lease-lost policy", "Set onLeaseLost to "
+                + "\"log\", \"throw\" or \"interrupt\", or a ${property} holding one; \"\" takes "
+                + "distlock.on-lease-lost.");
     }
 
     private String resolve(String where, String attribute, String value) {

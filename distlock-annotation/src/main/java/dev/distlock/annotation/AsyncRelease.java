@@ -3,6 +3,7 @@ package dev.distlock.annotation;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -44,11 +45,24 @@ final class AsyncRelease {
      * complete can take the lock at once. Cancelling it completes it as cancelled but neither cancels the method's
      * stage nor releases the lock: cancelling a {@code CompletableFuture} does not stop the work that was going to
      * complete it (WebFlux cancels on every client disconnect), so the lock is held until the method's own stage
-     * completes.
+     * completes. The one exception is a lease lost with {@link dev.distlock.OnLeaseLost#INTERRUPT}: the returned
+     * future completes with {@link dev.distlock.LeaseLostException} then, before the release.
      */
     static CompletableFuture<@Nullable Object> holdUntilComplete(CompletionStage<?> stage, MultiLockHandle locks) {
         CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();
+        // At a loss with OnLeaseLost.INTERRUPT the caller learns it at once, and the method's own future (which may
+        // be what stops the work: a FutureTask interrupts its thread) is cancelled; the lock is released when it
+        // completes, as ever.
+        LossStops stops = LossStops.wanted(locks) ? LossStops.watch(locks, RELEASES, lost -> {
+            returned.completeExceptionally(lost);
+            if (stage instanceof Future<?> future) {
+                future.cancel(true);
+            }
+        }) : null;
         stage.whenCompleteAsync((value, error) -> {
+            if (stops != null) {
+                stops.end();
+            }
             Throwable failure = error;
             try {
                 locks.unlock();

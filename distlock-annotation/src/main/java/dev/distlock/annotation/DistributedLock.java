@@ -24,8 +24,8 @@ import org.springframework.aot.hint.annotation.Reflective;
  * Works on public methods of Spring beans (declared on the class or on an interface it implements, with JDK or
  * CGLIB proxies) and as a meta-annotation: a composed annotation annotated with {@code @DistributedLock} may
  * redeclare its attributes with {@code @AliasFor(annotation = DistributedLock.class)}. Every annotated method is
- * checked at start-up: an unparseable key or condition, a bad duration or a negative time fails the application context,
- * naming the class, method and attribute.
+ * checked at start-up: an unparseable key or condition, a bad duration, a negative time or an unknown
+ * {@code onLeaseLost} fails the application context, naming the class, method and attribute.
  * <p>
  * The lock advice runs outside Spring's transaction advice by default ({@code distlock.aspect-order}), so a
  * {@code @Transactional} method commits before the lock is released.
@@ -112,6 +112,19 @@ public @interface DistributedLock {
      * @return the condition expression, or ""
      */
     String condition() default "";
+
+    /**
+     * What the caller sees when the lease is lost while the method runs: "" (default) = {@code distlock.on-lease-lost};
+     * otherwise {@code "log"}, {@code "throw"} or {@code "interrupt"} (any case), or a {@code ${placeholder}} resolving
+     * to one. With {@code "interrupt"} the work is stopped at the loss and the caller gets
+     * {@link dev.distlock.LeaseLostException}: a blocking method's thread is interrupted (while it is still in the
+     * method), a {@code Mono}/{@code Flux} subscription is cancelled, a {@code suspend fun}'s coroutine is cancelled,
+     * and a returned {@code CompletionStage} completes exceptionally at once (the method's own future, when it is a
+     * {@code Future}, is cancelled with an interrupt). Any other value fails start-up.
+     *
+     * @return the lease-lost policy, or ""
+     */
+    String onLeaseLost() default "";
 
     /**
      * @return the lock type

@@ -7,12 +7,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockException;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
+import dev.distlock.OnLeaseLost;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +41,10 @@ import org.springframework.util.function.SingletonSupplier;
  * <li>A Kotlin {@code suspend fun} holds the lock until it completes or its caller's coroutine is cancelled, without
  * blocking the caller's thread while it waits, see {@link CoroutineSupport}.</li>
  * </ul>
+ * With {@link OnLeaseLost#INTERRUPT} the method's work is stopped at a loss: a blocking method's thread is
+ * interrupted while it is in the method ({@link LockContext}'s scope does it), a returned stage completes
+ * exceptionally and a subscription is cancelled ({@link LossStops}); the caller gets the
+ * {@link LeaseLostException}.
  */
 public class DistributedLockInterceptor implements MethodInterceptor, BeanFactoryAware {
 
@@ -87,7 +93,10 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
             result = invocation.proceed();
         }
         catch (Throwable ex) {
-            releaseAfterFailure(locks, ex);
+            LeaseLostException lost = releaseAfterFailure(locks, ex);
+            if (lost != null) {
+                throw lost;
+            }
             throw ex;
         }
         if (result instanceof CompletionStage<?> stage) {
@@ -129,12 +138,25 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
         return (lockNames.size() == 1) ? "Lock '" + lockNames.get(0) + "'" : "Locks " + lockNames;
     }
 
-    private static void releaseAfterFailure(MultiLockHandle locks, Throwable failure) {
+    /**
+     * @return the exception the caller gets instead of the method's failure: the loss, when a lock's policy is
+     *         {@link OnLeaseLost#INTERRUPT} (the failure most likely is how the interrupted method ended); else
+     *         {@code null}, and what the release threw is suppressed in the failure
+     */
+    private static @Nullable LeaseLostException releaseAfterFailure(MultiLockHandle locks, Throwable failure) {
         try {
             locks.unlock();
+        }
+        catch (LeaseLostException ex) {
+            if (LossStops.wanted(locks)) {
+                ex.addSuppressed(failure);
+                return ex;
+            }
+            failure.addSuppressed(ex);
         }
         catch (RuntimeException ex) {
             failure.addSuppressed(ex);
         }
+        return null;
     }
 }

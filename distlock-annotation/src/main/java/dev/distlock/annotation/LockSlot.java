@@ -4,6 +4,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.MultiLockHandle;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -59,6 +60,16 @@ final class LockSlot {
         Object previous = state.getAndSet(CLOSED);
         if (previous instanceof MultiLockHandle handle) {
             handle.unlock();
+        }
+    }
+
+    /** The subscription ended with the loss of a lease: the release's report of that loss is not thrown again. */
+    void closeAfterLoss() {
+        try {
+            close();
+        }
+        catch (LeaseLostException ex) {
+            logger.debug("Released {} after the loss that stopped its subscription", state.get(), ex);
         }
     }
 

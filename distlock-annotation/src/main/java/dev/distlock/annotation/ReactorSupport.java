@@ -2,9 +2,11 @@ package dev.distlock.annotation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.MultiLockHandle;
 import org.aopalliance.intercept.MethodInvocation;
@@ -66,16 +68,21 @@ final class ReactorSupport {
                 .subscribeOn(Schedulers.boundedElastic()));
         Function<LockSlot, Mono<Void>> release = subscription -> Mono.<Void>fromRunnable(subscription::close)
                 .subscribeOn(RELEASES);
+        // A subscription stopped by a loss already ends with its LeaseLostException: the release's would only
+        // wrap it in Reactor's "cleanup failed".
+        BiFunction<LockSlot, Throwable, Mono<Void>> releaseAfterError = (subscription, error) -> error
+                instanceof LeaseLostException ? Mono.<Void>fromRunnable(subscription::closeAfterLoss)
+                        .subscribeOn(RELEASES) : release.apply(subscription);
         if (operation.returnKind() == ReturnKind.SUSPENDING || operation.method().getReturnType() == Mono.class) {
             return Mono.usingWhen(slot, subscription -> lock.apply(subscription)
-                    .flatMap(handle -> Mono.from(invoke(invocation, operation, handle))
+                    .flatMap(handle -> Mono.from(stopAtLoss(invoke(invocation, operation, handle), handle))
                             .contextWrite(context -> enclose(context, handle))),
-                    release, (s, error) -> release.apply(s), release);
+                    release, releaseAfterError, release);
         }
         return Flux.usingWhen(slot, subscription -> lock.apply(subscription)
-                .flatMapMany(handle -> ((Flux<?>) invoke(invocation, operation, handle))
+                .flatMapMany(handle -> stopAtLoss(invoke(invocation, operation, handle), handle)
                         .contextWrite(context -> enclose(context, handle))),
-                release, (s, error) -> release.apply(s), release);
+                release, releaseAfterError, release);
     }
 
     /**
@@ -102,6 +109,29 @@ final class ReactorSupport {
         catch (Throwable ex) {
             throw new IllegalStateException(ex);
         }
+    }
+
+    /**
+     * With {@link dev.distlock.OnLeaseLost#INTERRUPT}: cancels the method's publisher at a loss and ends the
+     * subscription with the {@link LeaseLostException} (for a {@code suspend fun}, cancelling the
+     * publisher cancels its coroutine). The lock is then released as for any error.
+     */
+    private static Flux<?> stopAtLoss(Publisher<?> work, MultiLockHandle handle) {
+        if (!LossStops.wanted(handle)) {
+            return Flux.from(work);
+        }
+        AtomicReference<@Nullable Throwable> lost = new AtomicReference<>();
+        Mono<Boolean> loss = Mono.create(sink -> {
+            LossStops stops = LossStops.watch(handle, AsyncRelease.releases(), error -> {
+                lost.set(error);
+                sink.success(true);
+            });
+            sink.onDispose(stops::end);
+        });
+        return Flux.from(work).takeUntilOther(loss).concatWith(Mono.defer(() -> {
+            Throwable error = lost.get();
+            return (error != null) ? Mono.error(error) : Mono.empty();
+        }));
     }
 
     private static Context enclose(Context context, MultiLockHandle handle) {

@@ -25,8 +25,6 @@ final class LeaseEndings {
 
     private final StoreCalls store;
 
-    private final OnLeaseLost onLeaseLost;
-
     private final LockListener listener;
 
     private final HeldLeases held;
@@ -35,10 +33,9 @@ final class LeaseEndings {
 
     private final LocalHandOff handOff;
 
-    LeaseEndings(StoreCalls store, OnLeaseLost onLeaseLost, LockListener listener, HeldLeases held,
-            LeaseScheduler scheduler, LocalHandOff handOff) {
+    LeaseEndings(StoreCalls store, LockListener listener, HeldLeases held, LeaseScheduler scheduler,
+            LocalHandOff handOff) {
         this.store = store;
-        this.onLeaseLost = onLeaseLost;
         this.listener = listener;
         this.held = held;
         this.scheduler = scheduler;
@@ -49,7 +46,7 @@ final class LeaseEndings {
      * The holder's last hold was released: release the lock in the store (waiting for its answer) or to the next
      * local thread; or, within the hold-at-least time, later.
      *
-     * @throws LeaseLostException when the lease had been lost and {@code distlock.on-lease-lost=throw}
+     * @throws LeaseLostException when the lease had been lost and the handle's policy is not {@link OnLeaseLost#LOG}
      */
     void release(LeaseHandle handle) {
         release(handle, true);
@@ -109,7 +106,7 @@ final class LeaseEndings {
             handle.releaseLocal();
         }
         released(handle, before, result);
-        if (before.phase() == StoreLease.Phase.LOST && onLeaseLost == OnLeaseLost.THROW) {
+        if (before.phase() == StoreLease.Phase.LOST && handle.onLeaseLost() != OnLeaseLost.LOG) {
             throw new LeaseLostException("The lease of lock '" + handle.name() + "' (fencing token "
                     + handle.fencingToken() + ") was lost while it was held; mutual exclusion was not guaranteed");
         }

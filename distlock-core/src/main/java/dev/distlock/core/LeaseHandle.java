@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockHandle;
+import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +43,15 @@ final class LeaseHandle implements LockHandle {
 
     /** Told once when the lease is found lost (a leadership candidate's thread); null when nobody waits for it. */
     private volatile @Nullable Runnable lossWatcher;
+
+    /** The actions that stop the work at a loss; made by the first {@link #whenLost}: none without one. */
+    private volatile @Nullable LossWatches lossWatches;
+
+    /** Set once the loss was told: a watch made later runs at once. */
+    private volatile boolean lossTold;
+
+    /** The policy of this acquisition, resolved from its options and the configuration when it was granted. */
+    private volatile OnLeaseLost onLeaseLost = OnLeaseLost.LOG;
 
     /** Until when an unlock leaves the lock held (hold at least), from the grant; 0 for a release at the unlock. */
     private volatile long holdUntilNanos;
@@ -154,12 +164,46 @@ final class LeaseHandle implements LockHandle {
         lossWatcher = watcher;
     }
 
-    /** Tells the loss watcher, if any. */
+    /** Tells the loss watcher, if any, and stops the work that asked to be stopped. */
     void lossFound() {
+        lossTold = true;
+        LossWatches watches = lossWatches;
+        if (watches != null) {
+            watches.lost();
+        }
         Runnable watcher = lossWatcher;
         if (watcher != null) {
             watcher.run();
         }
+    }
+
+    @Override
+    public LockHandle.LossWatch whenLost(Runnable action) {
+        LossWatches watches = lossWatches;
+        if (watches == null) {
+            synchronized (this) {
+                watches = lossWatches;
+                if (watches == null) {
+                    watches = new LossWatches();
+                    lossWatches = watches;
+                }
+            }
+        }
+        LockHandle.LossWatch watch = watches.add(action);
+        if (lossTold) {
+            watches.lost(); // told before the watches existed; each watch runs once, so telling again is harmless
+        }
+        return watch;
+    }
+
+    @Override
+    public OnLeaseLost onLeaseLost() {
+        return onLeaseLost;
+    }
+
+    /** @param policy this acquisition's policy, set when it is granted, before the holder sees the handle */
+    void onLeaseLost(OnLeaseLost policy) {
+        onLeaseLost = policy;
     }
 
     /** @param holdAtLeast how long after now (the grant) an unlock leaves the lock held; zero for none */

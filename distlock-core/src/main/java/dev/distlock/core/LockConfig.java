@@ -33,7 +33,7 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
      * Validates the settings.
      */
     public LockConfig {
-        Objects.requireNonNull(onLeaseLost, "distlock.on-lease-lost must be log or throw");
+        Objects.requireNonNull(onLeaseLost, "distlock.on-lease-lost must be log, throw or interrupt");
         if (waitTime == null || waitTime.isNegative()) {
             throw new InvalidPropertyException("distlock.wait-time", "must not be negative: " + millis(waitTime));
         }

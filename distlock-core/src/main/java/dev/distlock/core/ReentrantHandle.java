@@ -75,6 +75,17 @@ final class ReentrantHandle implements LockHandle {
         return isHeld() ? root.leaseRemaining(System.nanoTime()) : Duration.ZERO;
     }
 
+    /** A reentrant hold keeps the policy of the acquisition it re-enters: the lease is that one's. */
+    @Override
+    public dev.distlock.OnLeaseLost onLeaseLost() {
+        return root.onLeaseLost();
+    }
+
+    @Override
+    public LossWatch whenLost(Runnable action) {
+        return root.whenLost(action);
+    }
+
     @Override
     public void unlock() {
         if (unlocked.compareAndSet(false, true)) {

@@ -86,7 +86,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         this.handOff = new LocalHandOff(calls.traits(), config.localHandOffMaxCount(), config.localHandOffMaxTime());
         // The scheduler reports losses to the endings, which stop its timers (it starts only in start()).
         this.scheduler = new LeaseScheduler(calls, config.leaseTime(), this.listener, this::leaseLost);
-        this.endings = new LeaseEndings(calls, config.onLeaseLost(), this.listener, held, scheduler, handOff);
+        this.endings = new LeaseEndings(calls, this.listener, held, scheduler, handOff);
         this.shutdown = new ServiceShutdown(store, held, queues, handOff, scheduler, endings);
         this.lifecycle = new ServiceLifecycle(store, queues, endings, shutdown);
         this.acquirer = new StoreAcquirer(lifecycle, calls, queues, handOff);
@@ -191,6 +191,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
             return null;
         }
         handle.holdAtLeast(options.holdAtLeast());
+        handle.onLeaseLost(options.onLeaseLost().orElse(config.onLeaseLost()));
         StoreLease granted = handle.lease();
         if (handle.fromStore()) { // a local hand-off passes on a lease that is registered and timed already
             held.add(granted);

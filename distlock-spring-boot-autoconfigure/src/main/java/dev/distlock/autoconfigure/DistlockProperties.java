@@ -27,8 +27,8 @@ import org.springframework.core.Ordered;
  *        tries once.
  * @param leaseTime Lease of watchdog-renewed locks. The watchdog renews it every third of this time, so a crashed
  *        holder blocks the lock for at most this long.
- * @param onLeaseLost What the caller sees when a lease was lost while the work ran: 'log' (default) or 'throw'
- *        (LeaseLostException).
+ * @param onLeaseLost What the caller sees when a lease was lost while the work ran: 'log' (default), 'throw'
+ *        (LeaseLostException) or 'interrupt' (the work is stopped at the loss, then LeaseLostException).
  * @param commandTimeout Bound on every store call of the lock path. A slower answer counts as the store being
  *        unavailable.
  * @param aspectOrder Order of the @DistributedLock advice. The default runs it outside Spring's transaction advice
