@@ -45,9 +45,25 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
         }
     }
 
-    /** @return the owner-token argument of a request */
+    /**
+     * The owner as the scripts store it: {@code <owner token>|<holder identity>}, so that the holder is kept beside
+     * the token wherever the token goes (lock key, waiter list, readers) for {@code describe.lua}, at no extra
+     * command. The scripts only compare owners whole; the token (base64url) never contains the {@code |}, and the
+     * release channel's messages drop what follows it ({@link #ownerToken}).
+     *
+     * @return the owner argument of a request
+     */
     static byte[] owner(LockRequest request) {
-        return request.ownerToken().getBytes(StandardCharsets.US_ASCII);
+        return (request.ownerToken() + '|' + request.holder()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * @param owner an owner as the scripts store it (an older version's is the bare token)
+     * @return its owner token
+     */
+    static String ownerToken(String owner) {
+        int bar = owner.indexOf('|');
+        return bar < 0 ? owner : owner.substring(0, bar);
     }
 
     /** @return the decimal digits of the value, as script arguments are sent */
