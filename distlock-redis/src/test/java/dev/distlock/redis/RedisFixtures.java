@@ -165,6 +165,12 @@ public final class RedisFixtures implements StoreFixture.Provider {
             }
         }
 
+        /** The waiter list; Redlock's nodes keep none (nobody queues on a quorum's node). */
+        @Override
+        public boolean countsWaiters() {
+            return !"redlock".equals(id);
+        }
+
         @Override
         public Optional<HolderCommand> holder() {
             return "redis".equals(id) ? Optional.of(new HolderCommand(HolderProcess.class,

@@ -50,6 +50,14 @@ public interface StoreFixture extends AutoCloseable {
      */
     void breakLease(String name);
 
+    /**
+     * @return whether the store counts a name's waiters ({@link dev.distlock.LockInfo#waiters()}): a store that
+     *         keeps a line or waiter list does, one whose waiters poll (or a quorum of nodes nobody queues on) not
+     */
+    default boolean countsWaiters() {
+        return false;
+    }
+
     /** @return whether readers of a name share it (a store that makes every reader exclusive answers false) */
     default boolean sharesReadLocks() {
         return true;
