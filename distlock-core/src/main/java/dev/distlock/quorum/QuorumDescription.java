@@ -18,7 +18,8 @@ import dev.distlock.spi.LockStore;
 /**
  * Who holds a name of a {@link QuorumLockStore}, asked of every node. A lock is held where a majority granted it,
  * so it is described only when a majority of the nodes name the same holder: with the highest of their fencing
- * tokens (the quorum's token is the highest of the granting nodes'), and with the lease remaining on that
+ * tokens (the quorum's token is the highest of the granting nodes', so this is at least the holder's own: a node
+ * that granted after the vote was counted may have raised it), and with the lease remaining on that
  * majority (the quorum-th longest: the lock holds while a majority does). A holder left on a minority (a grant
  * being undone, a release on its way) is no lock: the name is free. Nobody queues on the nodes: no waiters.
  * Fails closed when fewer than a majority answered within the command timeout.

@@ -36,7 +36,8 @@ final class EtcdDescriptions {
 
     /** @return the holder, or empty when nobody holds the name */
     CompletableFuture<Optional<LockInfo>> describe(String name) {
-        return client.getKVClient().get(keys.lockPrefix(name), KeyLine.oldestFirst().isPrefix(true).build())
+        return client.getKVClient().get(keys.lockPrefix(name), KeyLine.oldestFirst().withKeysOnly(false)
+                .isPrefix(true).build())
                 .thenCompose(read -> {
                     List<KeyValue> found = read.getKvs();
                     List<LinePlace<ByteSequence>> inLine = found.stream().map(held -> line.place(name, held)).toList();

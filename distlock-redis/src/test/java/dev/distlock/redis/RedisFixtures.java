@@ -171,6 +171,12 @@ public final class RedisFixtures implements StoreFixture.Provider {
             return !"redlock".equals(id);
         }
 
+        /** Redlock tells the highest token of its majority (QuorumDescription). */
+        @Override
+        public boolean describesExactTokens() {
+            return !"redlock".equals(id);
+        }
+
         @Override
         public Optional<HolderCommand> holder() {
             return "redis".equals(id) ? Optional.of(new HolderCommand(HolderProcess.class,

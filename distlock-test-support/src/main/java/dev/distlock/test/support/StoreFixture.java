@@ -58,6 +58,14 @@ public interface StoreFixture extends AutoCloseable {
         return false;
     }
 
+    /**
+     * @return whether the store describes a holder with exactly the fencing token of the holder's handle; a quorum
+     *         tells the highest of its majority's tokens, which a node that granted after the vote may have raised
+     */
+    default boolean describesExactTokens() {
+        return true;
+    }
+
     /** @return whether readers of a name share it (a store that makes every reader exclusive answers false) */
     default boolean sharesReadLocks() {
         return true;
