@@ -46,8 +46,8 @@ final class QuorumDescription {
         }
         return CompletableFuture.allOf(sent.stream().map(answer -> answer.exceptionally(error -> null))
                 .toArray(CompletableFuture[]::new)).thenApply(all -> {
-                    List<Optional<LockInfo>> answers = sent.stream().filter(answer -> !answer.isCompletedExceptionally())
-                            .map(CompletableFuture::join).toList();
+                    List<Optional<LockInfo>> answers = sent.stream()
+                            .filter(answer -> !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
                     if (answers.size() < quorum) {
                         throw new LockUnavailableException("Only " + answers.size() + " of " + nodes.size()
                                 + " nodes of " + quorumName + " answered the description of lock '" + name

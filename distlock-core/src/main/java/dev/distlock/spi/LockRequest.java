@@ -110,6 +110,7 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
     public String toString() {
         // Never the owner token: it is the proof of ownership.
         return "LockRequest[" + name + ", " + type + ", wait=" + waitTime + ", lease=" + leaseTime
-                + (watchdog ? " (watchdog)" : " (fixed)") + (permits > 1 ? ", " + permits + " permits" : "") + ", holder=" + holder + "]";
+                + (watchdog ? " (watchdog)" : " (fixed)") + (permits > 1 ? ", " + permits + " permits" : "")
+                + ", holder=" + holder + "]";
     }
 }

@@ -22,7 +22,8 @@ record H2Dialect() implements RowDialect {
     public String acquire(String table, RowRules rules) {
         String leaseEnd = rules.now() + " + s.l * INTERVAL '0.001' SECOND";
         return "SELECT fencing_token FROM FINAL TABLE (MERGE INTO " + table + " t"
-                + " USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), CAST(? AS BIGINT), CAST(? AS VARCHAR(255)))) s(n, o, l, h)"
+                + " USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), CAST(? AS BIGINT),"
+                + " CAST(? AS VARCHAR(255)))) s(n, o, l, h)"
                 + " ON t.lock_name = s.n"
                 + " WHEN MATCHED AND " + rules.takeable("t.", "s.o") + " THEN UPDATE SET"
                 + " fencing_token = " + rules.nextToken("t.", "s.o") + ","
