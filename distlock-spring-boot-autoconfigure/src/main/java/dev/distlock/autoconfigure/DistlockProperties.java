@@ -40,8 +40,8 @@ import org.springframework.core.Ordered;
  * @param admin What operators may do through the actuator endpoint.
  * @param problemDetails Answering lock timeouts and an unavailable lock store in web requests with HTTP 503.
  * @param instanceId The holder identity the store keeps beside each lock this instance takes, shown by GET
- *        /actuator/distlock/{name}, LockService.describe and lock timeout messages on every instance. Defaults to
- *        '${spring.application.name}@host:pid' ('application' when the name is unset).
+ *        /actuator/distlock/{name}, LockService.describe and lock timeout messages on every instance. The default
+ *        names the application ('application' when spring.application.name is unset), the host and the pid.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
