@@ -10,8 +10,8 @@ import dev.distlock.LockInfo;
 
 /**
  * Who holds a lock in Redis ({@link dev.distlock.spi.LockStore#describe}): one read-only {@code EVALSHA} of
- * {@code describe.lua} over the name's keys. The holder identity is stored in the owner, after the owner token
- * ({@link LuaScript#owner}); the waiters are the waiter list's members.
+ * {@code describe.lua} over the name's keys. The holder identity is stored in the owner, after the owner token and
+ * encoded ({@link LuaScript#owner}); the waiters are the waiter list's members.
  */
 final class RedisDescriptions {
 
@@ -37,7 +37,7 @@ final class RedisDescriptions {
             return Optional.empty();
         }
         String holder = text(values.get(0));
-        return Optional.of(new LockInfo(name, holder.isEmpty() ? LockInfo.UNKNOWN_HOLDER : holder,
+        return Optional.of(new LockInfo(name, holder.isEmpty() ? LockInfo.UNKNOWN_HOLDER : LuaScript.holder(holder),
                 Long.parseLong(text(values.get(1))), Duration.ofMillis(Long.parseLong(text(values.get(2)))),
                 Integer.valueOf(text(values.get(3)))));
     }

@@ -1,6 +1,7 @@
 -- Who holds a lock (RedisDescriptions), read only: {holder, fencing token, lease remaining in ms, waiters}, or {}
 -- when the name is free. The keys are acquire.lua's, all five. The owner stored in the keys is
--- "<owner token>|<holder identity>" (LuaScript.owner); an older version's has no "|<holder>", and its holder is ''.
+-- "<owner token>|<holder identity in base64url>" (LuaScript.owner, which decodes it too); an older version's has no
+-- "|<holder>", and its holder is ''.
 -- Readers and permit holders: the one whose lease ends last, with its token from the permits key (readers keep
 -- none: '0'). A lock handed over to a waiter ('=' or '~') is described as that waiter's.
 local current = redis.call('GET', KEYS[1])
@@ -34,7 +35,7 @@ end
 if string.byte(current, -1) == 43 then -- '+': someone waits
     current = string.sub(current, 1, -2)
 end
--- "<owner>:<fence>": the fence follows the last colon (a holder identity may contain colons).
+-- "<owner>:<fence>": owners have no colon (base64url), the fence follows it.
 local colon = string.find(current, ':[^:]*$')
 return { holder_of(string.sub(current, 1, colon - 1)), string.sub(current, colon + 1),
     math.max(redis.call('PTTL', KEYS[1]), 0), waiters }

@@ -86,11 +86,12 @@ class DescribeContractTests extends ContractNodes {
         StoreLockService holder = node(config().withInstanceId(HOLDER));
         StoreLockService late = node(config().withInstanceId(ASKING));
         try (LockHandle held = holder.lock("describe-timeout")) {
-            long token = late.describe("describe-timeout").orElseThrow().fencingToken();
+            // A quorum's token is its majority's highest, which a node's late grant may still raise.
+            String token = fixture().describesExactTokens() ? held.fencingToken() + ")" : "";
             assertThatThrownBy(() -> late.lock("describe-timeout", LockOptions.defaults()
                     .withWaitTime(Duration.ofMillis(200))))
                     .isInstanceOf(LockTimeoutException.class)
-                    .hasMessageContaining("held by " + HOLDER + " (fencing token " + token + ")");
+                    .hasMessageContaining("held by " + HOLDER + " (fencing token " + token);
         }
     }
 
