@@ -118,8 +118,9 @@ public interface LockStore extends AutoCloseable {
      * Who holds the name now, whichever instance it is ({@code GET /actuator/distlock/{name}},
      * {@link dev.distlock.LockService#describe}): read from the store, never from this instance's memory. A store
      * keeps {@link LockRequest#holder()} beside the owner token when it grants (and never answers the owner token).
-     * A name held in a shared mode is described by the holder whose lease ends last; a name handed over to a waiter
-     * and not yet taken is described as that waiter's. The waiters are those of the store's line or waiter list
+     * A name held in a shared mode is described by one holder: the one whose lease ends last, or, where leases are
+     * sessions that the store does not count down, the latest granted; a name handed over to a waiter and not yet
+     * taken is described as that waiter's. The waiters are those of the store's line or waiter list
      * (null for a store that keeps none).
      *
      * @param name the lock name
