@@ -10,6 +10,7 @@ import dev.distlock.LockInfo;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.core.StoreLockService;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +20,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The store contract, who holds a lock ({@link dev.distlock.LockService#describe}): read from the store by another
  * instance, with the holder's instance id, its fencing token, a lease within bounds and, where the store keeps a
- * line, its waiters; empty when free; and a lock timeout's message names the holder.
+ * line, its waiters; empty when free; one of several permit holders; and a lock timeout's message names the
+ * holder.
  */
 @StoreContract
 class DescribeContractTests extends ContractNodes {
@@ -79,6 +81,25 @@ class DescribeContractTests extends ContractNodes {
             assertToken(info, next);
             assertThat(info.fencingToken()).isGreaterThan(held.fencingToken());
         }
+    }
+
+    @Test
+    void aNameHeldWithPermitsIsDescribedByOneOfItsHolders() {
+        StoreLockService first = node(config().withInstanceId(HOLDER));
+        StoreLockService second = node(config().withInstanceId(ASKING));
+        Assumptions.assumeTrue(storeOf(first).traits().permits(), "the store has no permits");
+        LockOptions two = LockOptions.defaults().withPermits(2);
+        try (LockHandle one = first.lock("describe-permits", two);
+                LockHandle other = second.lock("describe-permits", two)) {
+            LockInfo info = first.describe("describe-permits").orElseThrow();
+            assertThat(info.holder()).isIn(HOLDER, ASKING);
+            assertToken(info, info.holder().equals(HOLDER) ? one : other);
+            assertThat(info.leaseRemaining()).isPositive();
+            if (fixture().countsWaiters()) {
+                assertThat(info.waiters()).isZero();
+            }
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> first.describe("describe-permits").isEmpty());
     }
 
     @Test
