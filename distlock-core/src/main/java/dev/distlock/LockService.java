@@ -44,7 +44,8 @@ public interface LockService {
      */
     default LockHandle lock(String name, LockOptions options) {
         return tryLock(name, options).orElseThrow(() -> new LockTimeoutException(
-                "Lock '" + name + "' not acquired within " + describeWait(effectiveWait(options)),
+                "Lock '" + name + "' not acquired within " + describeWait(effectiveWait(options))
+                        + LockTimeoutException.heldBy(this, name),
                 List.of(name), effectiveWait(options).orElse(null), null));
     }
 
@@ -169,6 +170,20 @@ public interface LockService {
         }
         handles.unlock();
         return result;
+    }
+
+    /**
+     * Who holds the lock now, whichever instance holds it: read from the store (not from this instance's memory),
+     * with the holder's {@code distlock.instance-id}, its fencing token, its lease remaining and, where the store
+     * keeps a line, how many wait. Bounded by {@code distlock.command-timeout} like every store call.
+     *
+     * @param name the lock name
+     * @return the holder, or empty when the lock is free
+     * @throws LockUnavailableException when the store does not answer in time (fail closed: never "free" then)
+     * @throws UnsupportedOperationException for a lock service without the engine (the default)
+     */
+    default Optional<LockInfo> describe(String name) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot describe locks");
     }
 
     /**

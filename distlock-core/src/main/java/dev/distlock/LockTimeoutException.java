@@ -31,4 +31,25 @@ public class LockTimeoutException extends LockException {
             @Nullable String method) {
         super(message, lockNames, waitTime, method, null);
     }
+
+    /**
+     * What a timeout's message says about the lock's holder: {@code "; held by <instance id> (fencing token <n>)"},
+     * or nothing when the lock is free by now, or the service cannot tell (no engine, the store did not answer).
+     * One {@link LockService#describe} call, made after the wait ended: the store answered busy until then, so it
+     * normally answers at once; a store that stalls right then delays the exception by at most
+     * {@code distlock.command-timeout}, the bound of every store call.
+     *
+     * @param service the service that timed out
+     * @param name the lock it waited for
+     * @return the note, starting with {@code "; "}, or an empty string
+     */
+    public static String heldBy(LockService service, String name) {
+        try {
+            return service.describe(name).map(info -> "; held by " + info.holder() + " (fencing token "
+                    + info.fencingToken() + ")").orElse("");
+        }
+        catch (RuntimeException ex) { // the timeout is what the caller must learn of, not a failed look-up
+            return "";
+        }
+    }
 }

@@ -297,6 +297,29 @@
     }
   }
 
+  /** Who holds a lock, from the store: any instance's holder, named by its distlock.instance-id. */
+  async function askHolder() {
+    const name = $('holder-name').value.trim();
+    if (!name) {
+      return;
+    }
+    try {
+      const response = await fetch('/actuator/distlock/' + name, { headers: { Accept: 'application/json' } });
+      const body = await response.json().catch(() => ({}));
+      if (response.status === 404) {
+        $('holder').textContent = "'" + name + "' is free";
+      } else if (!response.ok) {
+        $('holder').textContent = body.error || ('the endpoint answered ' + response.status);
+      } else {
+        $('holder').textContent = body.holder + " holds '" + body.name + "': fencing token " + body.fencingToken
+            + ', lease ' + body.leaseRemainingMillis + ' ms left, '
+            + (body.waiters == null ? 'waiters not counted by this store' : body.waiters + ' waiting');
+      }
+    } catch (e) {
+      $('holder').textContent = 'not available (' + e.message + ')';
+    }
+  }
+
   // --- Transfers ------------------------------------------------------------------------------------------------
 
   async function refreshAccounts() {
@@ -346,6 +369,7 @@
   refreshAccounts();
   setInterval(refreshAccounts, 3000);
   $('run').addEventListener('click', runSale);
+  $('ask-holder').addEventListener('click', askHolder);
   refreshInstances().then(() => { refreshIdleTimeline(); refreshCharts(); });
   refreshProducts();
   setInterval(refreshInstances, 2000);

@@ -130,7 +130,8 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
         }
         throw new LockTimeoutException(describe(lockNames) + " of " + operation.describeMethod()
                 + (lockNames.size() == 1 ? " not acquired within " : " not all acquired within ")
-                + wait.map(LockException::millis).orElse("the configured distlock.wait-time"), lockNames,
+                + wait.map(LockException::millis).orElse("the configured distlock.wait-time")
+                + (lockNames.size() == 1 ? LockTimeoutException.heldBy(service, lockNames.get(0)) : ""), lockNames,
                 wait.orElse(null), operation.shortMethodName());
     }
 

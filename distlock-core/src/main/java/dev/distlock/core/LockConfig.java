@@ -21,13 +21,31 @@ import org.jspecify.annotations.Nullable;
  *        ({@code distlock.local-hand-off.max-time})
  * @param commandTimeout how long the engine waits for each answer of the store ({@code distlock.command-timeout}):
  *        past it the call fails closed with {@link dev.distlock.LockUnavailableException}
+ * @param instanceId the holder identity the stores keep beside each lock this instance takes
+ *        ({@code distlock.instance-id}, {@link dev.distlock.LockInfo#holder()}): not blank, no control characters
  */
 public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost, int localHandOffMaxCount,
-        Duration localHandOffMaxTime, Duration commandTimeout) {
+        Duration localHandOffMaxTime, Duration commandTimeout, String instanceId) {
 
     private static final LockConfig DEFAULTS = new LockConfig(LockDefaults.WAIT_TIME, LockDefaults.LEASE_TIME,
             LockDefaults.ON_LEASE_LOST, LockDefaults.LOCAL_HAND_OFF_MAX_COUNT, LockDefaults.LOCAL_HAND_OFF_MAX_TIME,
-            LockDefaults.COMMAND_TIMEOUT);
+            LockDefaults.COMMAND_TIMEOUT, LockDefaults.instanceId(null));
+
+    /**
+     * Settings with the default instance id ({@link LockDefaults#instanceId}).
+     *
+     * @param waitTime default wait
+     * @param leaseTime the watchdog lease
+     * @param onLeaseLost what the caller sees after a lost lease
+     * @param localHandOffMaxCount local hand-offs in a row
+     * @param localHandOffMaxTime how long a streak of local hand-offs may last
+     * @param commandTimeout how long the engine waits for each answer of the store
+     */
+    public LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost, int localHandOffMaxCount,
+            Duration localHandOffMaxTime, Duration commandTimeout) {
+        this(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout,
+                DEFAULTS.instanceId);
+    }
 
     /**
      * Validates the settings.
@@ -53,6 +71,10 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
             throw new InvalidPropertyException("distlock.command-timeout", "must be positive: "
                     + millis(commandTimeout));
         }
+        if (instanceId == null || instanceId.isBlank() || instanceId.chars().anyMatch(Character::isISOControl)) {
+            throw new InvalidPropertyException("distlock.instance-id", "must be a non-blank text without control "
+                    + "characters: '" + instanceId + "'");
+        }
     }
 
     private static String millis(@Nullable Duration duration) {
@@ -66,17 +88,20 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
 
     /** @param waitTime the default wait @return a copy with it */
     public LockConfig withWaitTime(Duration waitTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime,
+                commandTimeout, instanceId);
     }
 
     /** @param leaseTime the watchdog lease @return a copy with it */
     public LockConfig withLeaseTime(Duration leaseTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime,
+                commandTimeout, instanceId);
     }
 
     /** @param onLeaseLost the lease-lost policy @return a copy with it */
     public LockConfig withOnLeaseLost(OnLeaseLost onLeaseLost) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime, commandTimeout);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime,
+                commandTimeout, instanceId);
     }
 
     /**
@@ -85,12 +110,18 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
      * @return a copy with them
      */
     public LockConfig withLocalHandOff(int maxCount, Duration maxTime) {
-        return new LockConfig(waitTime, leaseTime, onLeaseLost, maxCount, maxTime, commandTimeout);
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, maxCount, maxTime, commandTimeout, instanceId);
     }
 
     /** @param commandTimeout how long each answer of the store is waited for @return a copy with it */
     public LockConfig withCommandTimeout(Duration commandTimeout) {
         return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime,
-                commandTimeout);
+                commandTimeout, instanceId);
+    }
+
+    /** @param instanceId the holder identity kept beside each lock @return a copy with it */
+    public LockConfig withInstanceId(String instanceId) {
+        return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOffMaxCount, localHandOffMaxTime,
+                commandTimeout, instanceId);
     }
 }

@@ -1,8 +1,11 @@
 package dev.distlock.core;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.time.Duration;
 
 import dev.distlock.OnLeaseLost;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The defaults of the engine's {@code distlock.*} settings, read by {@link LockConfig}, by the configuration
@@ -35,6 +38,37 @@ public final class LockDefaults {
     /** {@code distlock.command-timeout}. */
     public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+    /** The application name of {@code distlock.instance-id} when none is configured. */
+    public static final String APPLICATION_NAME = "application";
+
     private LockDefaults() {
+    }
+
+    /**
+     * The default {@code distlock.instance-id}: {@code <application>@<host>:<pid>}, which tells an operator which
+     * process holds a lock. The host name is this machine's as the JVM knows it (no DNS look-up when the
+     * {@code HOSTNAME} variable names it), {@code localhost} when it cannot be found.
+     *
+     * @param applicationName the application's name ({@code spring.application.name}); blank for
+     *        {@value #APPLICATION_NAME}
+     * @return the instance id
+     */
+    public static String instanceId(@Nullable String applicationName) {
+        String application = applicationName == null || applicationName.isBlank() ? APPLICATION_NAME
+                : applicationName.strip();
+        return application + "@" + hostName() + ":" + ProcessHandle.current().pid();
+    }
+
+    private static String hostName() {
+        String fromEnvironment = System.getenv("HOSTNAME");
+        if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+            return fromEnvironment.strip();
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (IOException | RuntimeException ex) {
+            return "localhost";
+        }
     }
 }

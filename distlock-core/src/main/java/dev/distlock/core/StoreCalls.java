@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import dev.distlock.LockException;
+import dev.distlock.LockInfo;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.HandsOver;
@@ -173,6 +175,17 @@ final class StoreCalls {
     /** @throws LockUnavailableException when the store did not answer in time or failed */
     boolean forceRelease(String name) {
         return await(store.forceRelease(name), timeoutNanos, "force the release of lock '" + name + "'");
+    }
+
+    /**
+     * @throws LockUnavailableException when the store did not answer in time or failed: never "free" then
+     * @throws IllegalArgumentException when the name is empty
+     */
+    Optional<LockInfo> describe(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("Lock name must not be empty");
+        }
+        return await(store.describe(name), timeoutNanos, "describe lock '" + name + "'");
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.distlock.LockContext;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
+import dev.distlock.LockInfo;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
@@ -173,7 +174,7 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         }
         LockRequest request = new LockRequest(name, options.type(), OwnerTokens.next(),
                 atMostMaxWait(options.waitTime().orElse(config.waitTime())), lease, options.leaseTime().isEmpty(),
-                options.permits());
+                options.permits(), config.instanceId());
         long start = System.nanoTime();
         Acquisition acquisition = listener.acquireStarted(name);
         LeaseHandle handle;
@@ -249,6 +250,12 @@ public class StoreLockService implements LockService, HeldLockRegistry, LockAdmi
         // This instance's own holders need not wait for a renewal to learn it (nor hand the lock on locally).
         held.snapshot().stream().filter(lease -> lease.name().equals(name)).forEach(endings::lost);
         return released;
+    }
+
+    /** Read from the store, bounded by {@code distlock.command-timeout}; the holder may be any instance. */
+    @Override
+    public Optional<LockInfo> describe(String name) {
+        return calls.describe(name);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.distlock.memory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 import dev.distlock.LockException;
+import dev.distlock.LockInfo;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
@@ -130,6 +132,13 @@ public final class InMemoryLockStore implements LockStore {
         });
     }
 
+    /** The name's slot as it is; a name never locked gets none (a look-up leaves nothing behind). */
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        Slot slot = slots.get(name);
+        return answer(() -> slot == null ? Optional.empty() : slot.describe(name, System.nanoTime()));
+    }
+
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
         return answer(() -> {
@@ -150,9 +159,7 @@ public final class InMemoryLockStore implements LockStore {
             synchronized (slot) {
                 slot.expire(System.nanoTime());
                 held = slot.owner != null || !slot.readers.isEmpty();
-                slot.owner = null;
-                slot.readers.clear();
-                slot.permits = 0;
+                slot.clear();
             }
             if (held) {
                 subscribers.forEach(subscriber -> subscriber.released(name, null));
@@ -249,9 +256,7 @@ public final class InMemoryLockStore implements LockStore {
     public void forget(String name) {
         Slot slot = slot(name);
         synchronized (slot) {
-            slot.owner = null;
-            slot.readers.clear();
-            slot.permits = 0;
+            slot.clear();
         }
     }
 
@@ -261,13 +266,7 @@ public final class InMemoryLockStore implements LockStore {
      */
     public boolean isLocked(String name) {
         Slot slot = slots.get(name);
-        if (slot == null) {
-            return false;
-        }
-        synchronized (slot) {
-            slot.expire(System.nanoTime());
-            return slot.owner != null || !slot.readers.isEmpty();
-        }
+        return slot != null && slot.describe(name, System.nanoTime()).isPresent();
     }
 
     /** One node's view of the store: its own subscription, removed when its lock service closes it. */

@@ -3,9 +3,12 @@ package dev.distlock.memory;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
+import dev.distlock.LockInfo;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
@@ -17,6 +20,9 @@ import org.jspecify.annotations.Nullable;
 final class Slot {
 
     @Nullable String owner;
+
+    /** The owner's holder identity ({@link LockRequest#holder()}). */
+    String holder = LockRequest.NO_HOLDER;
 
     long leaseEndNanos;
 
@@ -36,6 +42,13 @@ final class Slot {
         if (readers.isEmpty()) {
             permits = 0;
         }
+    }
+
+    /** Frees the name of every holder; the caller holds the monitor. */
+    void clear() {
+        owner = null;
+        readers.clear();
+        permits = 0;
     }
 
     /** @return the permits the name is held with: its permit holders', 1 for a lock or readers, 0 when free */
@@ -81,7 +94,7 @@ final class Slot {
                 return Attempt.busy(Duration.ofMillis(remainingMillis(now)));
             }
             long fencingToken = nextToken(clockTokens);
-            readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos()));
+            readers.put(token, new Reader(fencingToken, now + request.leaseTime().toNanos(), request.holder()));
             return Attempt.granted(fencingToken);
         }
         if (token.equals(owner)) {
@@ -92,6 +105,7 @@ final class Slot {
             return Attempt.busy(Duration.ofMillis(remainingMillis(now)));
         }
         owner = token;
+        holder = request.holder();
         leaseEndNanos = now + request.leaseTime().toNanos();
         return Attempt.granted(nextToken(clockTokens));
     }
@@ -107,7 +121,8 @@ final class Slot {
             return Attempt.busy(Duration.ofMillis(remainingMillis(now)));
         }
         long fencingToken = nextToken(clockTokens);
-        readers.put(request.ownerToken(), new Reader(fencingToken, now + request.leaseTime().toNanos()));
+        readers.put(request.ownerToken(), new Reader(fencingToken, now + request.leaseTime().toNanos(),
+                request.holder()));
         permits = request.permits();
         return Attempt.granted(fencingToken);
     }
@@ -122,6 +137,22 @@ final class Slot {
         return next;
     }
 
+    /**
+     * @param name the lock name
+     * @param now {@link System#nanoTime()}
+     * @return the owner, or of several readers or permit holders the one whose lease ends last; no waiters (the
+     *         engine queues them, this store keeps no line)
+     */
+    synchronized Optional<LockInfo> describe(String name, long now) {
+        expire(now);
+        if (owner != null) {
+            return Optional.of(new LockInfo(name, holder, lastToken, Duration.ofNanos(leaseEndNanos - now), null));
+        }
+        return readers.values().stream().max(Comparator.comparingLong(reader -> reader.leaseEndNanos - now))
+                .map(reader -> new LockInfo(name, reader.holder, reader.fencingToken,
+                        Duration.ofNanos(reader.leaseEndNanos - now), null));
+    }
+
     /** One holder of a shared (read) lock, or of a permit. */
     static final class Reader {
 
@@ -129,9 +160,12 @@ final class Slot {
 
         long leaseEndNanos;
 
-        Reader(long fencingToken, long leaseEndNanos) {
+        final String holder;
+
+        Reader(long fencingToken, long leaseEndNanos, String holder) {
             this.fencingToken = fencingToken;
             this.leaseEndNanos = leaseEndNanos;
+            this.holder = holder;
         }
     }
 }

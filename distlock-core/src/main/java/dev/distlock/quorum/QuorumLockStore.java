@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 
+import dev.distlock.LockInfo;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.ClockDrift;
 import dev.distlock.quorum.Ballot.Answer;
@@ -195,11 +197,7 @@ public class QuorumLockStore implements LockStore {
         return undone;
     }
 
-    /**
-     * Undoes the request on every node, each after the request's last call there was answered.
-     *
-     * @return completes once every node answered; exceptionally when no majority did
-     */
+    /** Undoes the request on every node, each after its last call there; fails when no majority answered. */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
         granted.forget(request);
@@ -252,15 +250,16 @@ public class QuorumLockStore implements LockStore {
         });
     }
 
-    /**
-     * Force-releases on every node.
-     *
-     * @return true when a node had a holder and no majority of the nodes was free, false when a majority was
-     *         free (a holder left on a minority only is deleted all the same); fails when no majority answered
-     */
+    /** Force-releases on every node, and counts ({@link ForceReleaseVote}). */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
         return ForceReleaseVote.send(nodes, name, quorum, config.commandTimeout(), toString());
+    }
+
+    /** Held where a majority of the nodes name the same holder ({@link QuorumDescription}). */
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        return QuorumDescription.describe(nodes, name, quorum, config.commandTimeout(), toString());
     }
 
     @Override

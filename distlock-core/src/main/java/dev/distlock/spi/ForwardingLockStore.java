@@ -1,8 +1,10 @@
 package dev.distlock.spi;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
+import dev.distlock.LockInfo;
 
 /**
  * A {@link LockStore} that forwards every call to another: the base for stores that add a feature by wrapping one
@@ -64,6 +66,11 @@ public class ForwardingLockStore implements LockStore, HandsOver {
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
         return delegate.forceRelease(name);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        return delegate.describe(name);
     }
 
     @Override

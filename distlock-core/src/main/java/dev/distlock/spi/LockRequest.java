@@ -20,9 +20,14 @@ import dev.distlock.LockType;
  * @param permits how many holders may own the name at once ({@link dev.distlock.LockOptions#withPermits}): 1 for a
  *        lock; more only with an exclusive type, for a store whose {@link StoreTraits#permits()} is true. A store
  *        reads the two as one {@link #mode()}
+ * @param holder the requesting instance's {@code distlock.instance-id}: a store keeps it beside the owner token when
+ *        it grants, for {@link LockStore#describe}; public (unlike the owner token), without control characters
  */
 public record LockRequest(String name, LockType type, String ownerToken, Duration waitTime, Duration leaseTime,
-        boolean watchdog, int permits) {
+        boolean watchdog, int permits, String holder) {
+
+    /** The holder of a request made without one (tests, tools): what {@link LockStore#describe} then tells. */
+    public static final String NO_HOLDER = dev.distlock.LockInfo.UNKNOWN_HOLDER;
 
     /**
      * Checks the values.
@@ -33,7 +38,24 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
         Objects.requireNonNull(ownerToken, "ownerToken");
         Objects.requireNonNull(waitTime, "waitTime");
         Objects.requireNonNull(leaseTime, "leaseTime");
+        Objects.requireNonNull(holder, "holder");
         LockMode.of(type, permits); // checks the permits against the type
+    }
+
+    /**
+     * A request without a holder identity ({@link #NO_HOLDER}).
+     *
+     * @param name the full lock name
+     * @param type the lock type
+     * @param ownerToken the unguessable token of this acquisition
+     * @param waitTime how long the caller waits in all
+     * @param leaseTime the lease
+     * @param watchdog whether the lease is renewed while the lock is held
+     * @param permits how many holders may own the name at once
+     */
+    public LockRequest(String name, LockType type, String ownerToken, Duration waitTime, Duration leaseTime,
+            boolean watchdog, int permits) {
+        this(name, type, ownerToken, waitTime, leaseTime, watchdog, permits, NO_HOLDER);
     }
 
     /**
@@ -88,6 +110,7 @@ public record LockRequest(String name, LockType type, String ownerToken, Duratio
     public String toString() {
         // Never the owner token: it is the proof of ownership.
         return "LockRequest[" + name + ", " + type + ", wait=" + waitTime + ", lease=" + leaseTime
-                + (watchdog ? " (watchdog)" : " (fixed)") + (permits > 1 ? ", " + permits + " permits" : "") + "]";
+                + (watchdog ? " (watchdog)" : " (fixed)") + (permits > 1 ? ", " + permits + " permits" : "")
+                + ", holder=" + holder + "]";
     }
 }

@@ -1,7 +1,10 @@
 package dev.distlock.spi;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+
+import dev.distlock.LockInfo;
 
 /**
  * Where locks live: the provider interface behind the store-neutral engine
@@ -110,6 +113,20 @@ public interface LockStore extends AutoCloseable {
      * @return true when somebody held the lock (and no longer does), false when it was free
      */
     CompletionStage<Boolean> forceRelease(String name);
+
+    /**
+     * Who holds the name now, whichever instance it is ({@code GET /actuator/distlock/{name}},
+     * {@link dev.distlock.LockService#describe}): read from the store, never from this instance's memory. A store
+     * keeps {@link LockRequest#holder()} beside the owner token when it grants (and never answers the owner token).
+     * A name held in a shared mode is described by one holder: the one whose lease ends last, or, where leases are
+     * sessions that the store does not count down, the latest granted; a name handed over to a waiter and not yet
+     * taken is described as that waiter's. The waiters are those of the store's line or waiter list
+     * (null for a store that keeps none).
+     *
+     * @param name the lock name
+     * @return the holder, or empty when the name is free (an ended lease counts as free)
+     */
+    CompletionStage<Optional<LockInfo>> describe(String name);
 
     /**
      * Renews watchdog leases by their request's lease time, each only if it is still the owner. The engine passes

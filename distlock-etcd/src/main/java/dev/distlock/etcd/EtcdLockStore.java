@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -11,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.distlock.LockInfo;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -211,6 +213,13 @@ public class EtcdLockStore implements LockStore {
             return LineHolders.forceRelease(inLine,
                     held -> deletions.delete(held.id(), held.order(), null).thenApply(TxnResponse::isSucceeded));
         }).exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
+    }
+
+    /** The holder key's value, create revision and lease time to live ({@link EtcdDescriptions}). */
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        return new EtcdDescriptions(client, keys, driver).describe(name)
+                .exceptionallyCompose(error -> CompletableFuture.failedFuture(explain(error)));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.distlock.etcd;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,7 +48,6 @@ final class KeyLine implements LineDriver<LockKey, ByteSequence> {
 
     private static final Logger log = LoggerFactory.getLogger(EtcdLockStore.class);
 
-    private static final ByteSequence NO_VALUE = ByteSequence.EMPTY;
 
     /** For {@link #lineReads}: reads inside the put's transaction, where every key is older than the one put. */
     private static final long IN_THE_PUT = 0;
@@ -89,7 +89,9 @@ final class KeyLine implements LineDriver<LockKey, ByteSequence> {
         return onLease.thenCompose(lockKey -> {
             registry.register(lockKey);
             List<Op> putAndRead = new ArrayList<>();
-            putAndRead.add(Op.put(key, NO_VALUE, PutOption.builder().withLeaseId(lockKey.leaseId).build()));
+            // The value is the holder identity, for EtcdDescriptions.
+            putAndRead.add(Op.put(key, ByteSequence.from(request.holder(), StandardCharsets.UTF_8),
+                    PutOption.builder().withLeaseId(lockKey.leaseId).build()));
             putAndRead.addAll(lineReads(request, IN_THE_PUT));
             return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                     .Then(putAndRead.toArray(Op[]::new))

@@ -118,6 +118,12 @@ public final class EtcdFixtures implements StoreFixture.Provider {
                     DeleteOption.builder().isPrefix(true).build()).join();
         }
 
+        /** The line: the other nodes (keys) of the name. */
+        @Override
+        public boolean countsWaiters() {
+            return true;
+        }
+
         @Override
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(EtcdHolderProcess.class,

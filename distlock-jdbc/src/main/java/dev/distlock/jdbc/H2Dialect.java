@@ -22,13 +22,14 @@ record H2Dialect() implements RowDialect {
     public String acquire(String table, RowRules rules) {
         String leaseEnd = rules.now() + " + s.l * INTERVAL '0.001' SECOND";
         return "SELECT fencing_token FROM FINAL TABLE (MERGE INTO " + table + " t"
-                + " USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), CAST(? AS BIGINT))) s(n, o, l)"
+                + " USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), CAST(? AS BIGINT),"
+                + " CAST(? AS VARCHAR(255)))) s(n, o, l, h)"
                 + " ON t.lock_name = s.n"
                 + " WHEN MATCHED AND " + rules.takeable("t.", "s.o") + " THEN UPDATE SET"
                 + " fencing_token = " + rules.nextToken("t.", "s.o") + ","
-                + " owner_token = s.o, lease_until = " + leaseEnd
-                + " WHEN NOT MATCHED THEN INSERT (lock_name, owner_token, fencing_token, lease_until)"
-                + " VALUES (s.n, s.o, " + rules.firstToken() + ", " + leaseEnd + "))";
+                + " owner_token = s.o, lease_until = " + leaseEnd + ", holder = s.h"
+                + " WHEN NOT MATCHED THEN INSERT (lock_name, owner_token, fencing_token, lease_until, holder)"
+                + " VALUES (s.n, s.o, " + rules.firstToken() + ", " + leaseEnd + ", s.h))";
     }
 
     /** H2 re-checks the whole condition on a row that changed meanwhile: no repetition needed. */

@@ -5,10 +5,12 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import javax.sql.DataSource;
 
+import dev.distlock.LockInfo;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
@@ -176,6 +178,15 @@ public class JdbcLockStore implements LockStore {
         }
         return calls.submit("force the release of lock '" + name + "'",
                 connection -> rows.forceRelease(connection, name));
+    }
+
+    /** The name's live row, or its live permit whose lease ends last; JDBC keeps no line: no waiters. */
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        if (!PermitRows.storable(name)) {
+            return CompletableFuture.completedFuture(Optional.empty()); // a name no attempt could have stored
+        }
+        return calls.submit("describe lock '" + name + "'", connection -> rows.describe(connection, name));
     }
 
     @Override

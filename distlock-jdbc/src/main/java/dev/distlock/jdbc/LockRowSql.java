@@ -9,7 +9,8 @@ import java.sql.SQLException;
  * <p>
  * The table (see {@code schema-*.sql}): {@code lock_name} (primary key), {@code owner_token} (the holder's owner
  * token, {@code NULL} when free), {@code fencing_token} (the last token issued, kept after release) and
- * {@code lease_until} (end of the holder's lease, on the database clock; the time of the release once released).
+ * {@code lease_until} (end of the holder's lease, on the database clock; the time of the release once released) and
+ * {@code holder} (the holder's identity, {@link dev.distlock.spi.LockRequest#holder()}; left as it was on release).
  * A name used with permits has more than one row ({@link PermitRows}, statements in {@link PermitRowSql}).
  * <p>
  * Rows do not stay forever: {@link #deleteExpired()} removes those whose lease ended longer ago than the row
@@ -77,13 +78,15 @@ final class LockRowSql {
      * @param name the lock name
      * @param ownerToken the request's owner token
      * @param leaseMillis the lease
+     * @param holder the request's holder identity, kept in the row's {@code holder}
      * @throws SQLException when the driver refuses a value
      */
-    void bindAcquire(PreparedStatement statement, String name, String ownerToken, long leaseMillis)
+    void bindAcquire(PreparedStatement statement, String name, String ownerToken, long leaseMillis, String holder)
             throws SQLException {
         statement.setString(1, name);
         statement.setString(2, ownerToken);
         statement.setLong(3, leaseMillis);
+        statement.setString(4, holder);
     }
 
     /**

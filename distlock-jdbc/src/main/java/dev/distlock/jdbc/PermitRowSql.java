@@ -49,20 +49,20 @@ final class PermitRowSql {
         this.lockNameRow = "SELECT owner_token, fencing_token, " + rules.live("") + ", " + rules.clockMicros()
                 + " FROM " + table + " WHERE lock_name = ? " + dialect.forUpdate();
         // A new name's row, and a slot row never used (or swept): token and lease are set by the caller.
-        this.insertRow = "INSERT INTO " + table + " (lock_name, owner_token, fencing_token, lease_until)"
-                + " VALUES (?, ?, ?, " + leaseEnd + ")";
+        this.insertRow = "INSERT INTO " + table + " (lock_name, owner_token, fencing_token, lease_until, holder)"
+                + " VALUES (?, ?, ?, " + leaseEnd + ", ?)";
         // The marker's lease only grows: it must outlast every holder's (a marked row whose lease ended is free).
         this.markNameRow = "UPDATE " + table + " SET owner_token = ?, fencing_token = ?,"
                 + " lease_until = GREATEST(lease_until, " + leaseEnd + ") WHERE lock_name = ?";
         // A lock taking over a name whose permit holders are all gone: the lease is the lock's own.
         this.takeNameRow = "UPDATE " + table + " SET owner_token = ?, fencing_token = ?, lease_until = " + leaseEnd
-                + " WHERE lock_name = ?";
+                + ", holder = ? WHERE lock_name = ?";
         this.freeNameRow = "UPDATE " + table + " SET " + rules.freed() + " WHERE lock_name = ?";
         this.slots = "SELECT lock_name, owner_token, fencing_token, " + rules.live("") + " FROM " + table
                 + " WHERE " + keyIn;
         // Re-checked on the row: a slot freed meanwhile is still free, one renewed meanwhile is not taken.
         this.takeSlot = "UPDATE " + table + " SET owner_token = ?, fencing_token = ?, lease_until = " + leaseEnd
-                + " WHERE lock_name = ? AND " + rules.free("");
+                + ", holder = ? WHERE lock_name = ? AND " + rules.free("");
         // The slot row keeps its token: the name row counts the tokens, above every slot's.
         this.releasePermit = "UPDATE " + table + " SET " + rules.freed() + " WHERE " + keyIn
                 + " AND owner_token = ? AND " + rules.live("");

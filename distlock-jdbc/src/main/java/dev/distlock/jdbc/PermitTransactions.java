@@ -10,6 +10,7 @@ import dev.distlock.jdbc.PermitRowReads.NameRow;
 import dev.distlock.jdbc.PermitRowReads.Slot;
 import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The work on a name used with permits that spans several rows ({@link PermitRows}), each one short transaction
@@ -48,7 +49,7 @@ final class PermitTransactions {
                 if (!(request.mode() instanceof LockMode.Permits)) {
                     return Outcome.BUSY; // the row went since the lock's statement saw it: that one inserts it again
                 }
-                insertRow(connection, sql, request.name(), PermitRows.marker(request.permits()), 0, 0);
+                insertRow(connection, sql, request.name(), PermitRows.marker(request.permits()), 0, 0, null);
                 row = reads.lockNameRow(connection, sql, request.name());
                 if (row == null) {
                     return Outcome.BUSY;
@@ -83,7 +84,8 @@ final class PermitTransactions {
             take.setString(1, request.ownerToken());
             take.setLong(2, token);
             take.setLong(3, request.leaseMillis());
-            take.setString(4, request.name());
+            take.setString(4, request.holder());
+            take.setString(5, request.name());
             take.executeUpdate();
         }
         return new Outcome.Granted(token);
@@ -115,7 +117,7 @@ final class PermitTransactions {
         for (String key : keys) {
             Slot slot = slots.get(key);
             if (slot == null) {
-                insertRow(connection, sql, key, request.ownerToken(), token, request.leaseMillis());
+                insertRow(connection, sql, key, request.ownerToken(), token, request.leaseMillis(), request.holder());
             }
             else if (slot.live() || !takeSlot(connection, sql, request, key, token)) {
                 continue; // held, or renewed or swept since it was read: another one
@@ -158,12 +160,13 @@ final class PermitTransactions {
     }
 
     private void insertRow(Connection connection, RowSql sql, String key, String owner, long token,
-            long leaseMillis) throws SQLException {
+            long leaseMillis, @Nullable String holder) throws SQLException {
         try (PreparedStatement insert = statements.prepare(connection, sql.permits().insertRow())) {
             insert.setString(1, key);
             insert.setString(2, owner);
             insert.setLong(3, token);
             insert.setLong(4, leaseMillis);
+            insert.setString(5, holder);
             insert.executeUpdate();
         }
     }
@@ -185,7 +188,8 @@ final class PermitTransactions {
             take.setString(1, request.ownerToken());
             take.setLong(2, token);
             take.setLong(3, request.leaseMillis());
-            take.setString(4, key);
+            take.setString(4, request.holder());
+            take.setString(5, key);
             return take.executeUpdate() == 1;
         }
     }

@@ -21,11 +21,11 @@ record PostgresDialect() implements RowDialect {
      */
     @Override
     public String acquire(String table, RowRules rules) {
-        return "INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until)"
-                + " VALUES (?, ?, " + rules.firstToken() + ", " + rules.leaseEnd() + ")"
+        return "INSERT INTO " + table + " AS t (lock_name, owner_token, fencing_token, lease_until, holder)"
+                + " VALUES (?, ?, " + rules.firstToken() + ", " + rules.leaseEnd() + ", ?)"
                 + " ON CONFLICT (lock_name) DO UPDATE SET"
                 + " fencing_token = " + rules.nextToken("t.", "EXCLUDED.owner_token") + ","
-                + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until"
+                + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until, holder = EXCLUDED.holder"
                 + " WHERE " + rules.takeable("t.", "EXCLUDED.owner_token")
                 + " RETURNING t.fencing_token";
     }

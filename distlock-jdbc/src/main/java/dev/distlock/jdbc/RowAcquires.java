@@ -68,7 +68,8 @@ final class RowAcquires {
     private Outcome acquireLock(Connection connection, RowSql statements, LockRequest request)
             throws SQLException {
         try (PreparedStatement statement = preparer.prepare(connection, statements.locks().acquire())) {
-            statements.locks().bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis());
+            statements.locks().bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis(),
+                    request.holder());
             try (ResultSet rows = statement.executeQuery()) {
                 if (rows.next()) {
                     return new Outcome.Granted(rows.getLong(1));

@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 
+import dev.distlock.LockInfo;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockMode;
 import dev.distlock.spi.LockRequest;
@@ -102,6 +104,17 @@ final class RowTemplate {
         RowSql sql = statements.sql(connection);
         try {
             return permits.forceRelease(connection, sql, name);
+        }
+        catch (SQLException ex) {
+            throw SqlErrors.explain(ex, table, sql.dialect());
+        }
+    }
+
+    /** @return the name's holder ({@link JdbcDescriptions}), or empty when it is free */
+    Optional<LockInfo> describe(Connection connection, String name) throws SQLException {
+        RowSql sql = statements.sql(connection);
+        try {
+            return JdbcDescriptions.describe(connection, sql, table, name);
         }
         catch (SQLException ex) {
             throw SqlErrors.explain(ex, table, sql.dialect());

@@ -13,5 +13,10 @@ CREATE TABLE IF NOT EXISTS distlock_lock (
     fencing_token BIGINT                      NOT NULL,
     -- End of the holder's lease on the database clock (the release time once released); the row is free once
     -- it has passed.
-    lease_until   TIMESTAMP(6) WITH TIME ZONE NOT NULL
+    lease_until   TIMESTAMP(6) WITH TIME ZONE NOT NULL,
+    -- The holder's identity (distlock.instance-id), shown by describe and GET /actuator/distlock/{name}; NULL on a
+    -- marker row and on rows an earlier version wrote.
+    holder        VARCHAR(255)
 );
+-- A table made by an earlier version gets the holder column (the store writes it on every grant).
+ALTER TABLE distlock_lock ADD COLUMN IF NOT EXISTS holder VARCHAR(255);

@@ -79,6 +79,12 @@ final class JdbcContractFixtures {
             return false; // READ is exclusive in the JDBC store, so in a quorum of them
         }
 
+        /** A quorum tells the highest token of its majority (QuorumDescription). */
+        @Override
+        public boolean describesExactTokens() {
+            return !QUORUM.equals(id);
+        }
+
         @Override
         public void stopServer() {
             servers.forEach(H2TestServer::stop);

@@ -127,7 +127,8 @@ class JdbcRowSweepTests {
                     .withCommandTimeout(Duration.ofSeconds(10)))) {
                 // Two rows whose lease ended two hours ago (a minute of retention is long over).
                 for (String row : List.of("raced", "idle")) {
-                    assertThat(database.update("INSERT INTO " + TABLE + " VALUES ('" + row + "', NULL, CAST(EXTRACT("
+                    assertThat(database.update("INSERT INTO " + TABLE + " (lock_name, owner_token, fencing_token, "
+                            + "lease_until) VALUES ('" + row + "', NULL, CAST(EXTRACT("
                             + "EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT) - 7200000000, CURRENT_TIMESTAMP - "
                             + "INTERVAL '2' HOUR)")).isOne();
                 }
@@ -137,7 +138,7 @@ class JdbcRowSweepTests {
                     LockRowSql sql = new LockRowSql(TABLE, RowDialect.of(acquirer.getMetaData()
                             .getDatabaseProductName()));
                     try (PreparedStatement acquire = acquirer.prepareStatement(sql.acquire())) {
-                        sql.bindAcquire(acquire, "raced", "holder", 60_000);
+                        sql.bindAcquire(acquire, "raced", "holder", 60_000, "sweep-test");
                         try (ResultSet granted = acquire.executeQuery()) {
                             assertThat(granted.next() && granted.getObject(1) != null)
                                     .as("the acquire took the expired row").isTrue();

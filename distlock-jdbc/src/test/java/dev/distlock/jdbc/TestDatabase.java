@@ -79,6 +79,13 @@ final class TestDatabase implements AutoCloseable {
         return h2 != null ? h2.url() : postgres != null ? postgres.url() : mariadb.url();
     }
 
+    /** Runs the module's script on the table as it is (an existing table is kept, and completed). */
+    void createTableKeeping(String table) {
+        try (HikariDataSource setup = pool(1)) {
+            TestSchemas.create(setup, name, table);
+        }
+    }
+
     /** @return a pool of its own (one node's connections) */
     HikariDataSource pool(int size) {
         HikariDataSource pool = h2 != null ? h2.pool(size) : postgres != null ? postgres.pool(size)

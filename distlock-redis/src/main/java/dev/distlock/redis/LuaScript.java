@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 import java.util.HexFormat;
 
 import dev.distlock.spi.LockRequest;
@@ -45,9 +46,52 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
         }
     }
 
-    /** @return the owner-token argument of a request */
+    /** The last holder identity encoded: every request of a lock service has the same one. */
+    private static volatile EncodedHolder lastHolder = new EncodedHolder("", "");
+
+    /**
+     * The owner as the scripts store it: {@code <owner token>|<holder identity in base64url>}, so that the holder is
+     * kept beside the token wherever the token goes (lock key, waiter list, readers) for {@code describe.lua}, at no
+     * extra command. Encoded, so that the owner keeps to the owner token's alphabet, which the scripts' separators
+     * ({@code :}, {@code +}) and markers rely on, also those of older versions on the same Redis. The scripts only
+     * compare owners whole, and the release channel's messages drop what follows the {@code |} ({@link #ownerToken}).
+     *
+     * @return the owner argument of a request
+     */
     static byte[] owner(LockRequest request) {
-        return request.ownerToken().getBytes(StandardCharsets.US_ASCII);
+        EncodedHolder encoded = lastHolder;
+        if (!encoded.holder().equals(request.holder())) {
+            encoded = new EncodedHolder(request.holder(), Base64.getUrlEncoder().withoutPadding()
+                    .encodeToString(request.holder().getBytes(StandardCharsets.UTF_8)));
+            lastHolder = encoded;
+        }
+        return (request.ownerToken() + '|' + encoded.base64()).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * @param base64 a holder identity as {@link #owner} encodes it
+     * @return the identity, or the text as it is when it is not base64url
+     */
+    static String holder(String base64) {
+        try {
+            return new String(Base64.getUrlDecoder().decode(base64), StandardCharsets.UTF_8);
+        }
+        catch (IllegalArgumentException ex) {
+            return base64;
+        }
+    }
+
+    /** A holder identity and its base64url form. */
+    private record EncodedHolder(String holder, String base64) {
+    }
+
+    /**
+     * @param owner an owner as the scripts store it (an older version's is the bare token)
+     * @return its owner token
+     */
+    static String ownerToken(String owner) {
+        int bar = owner.indexOf('|');
+        return bar < 0 ? owner : owner.substring(0, bar);
     }
 
     /** @return the decimal digits of the value, as script arguments are sent */

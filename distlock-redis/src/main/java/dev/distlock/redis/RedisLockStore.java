@@ -3,9 +3,11 @@ package dev.distlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import dev.distlock.LockInfo;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.HandOverEvents;
@@ -40,10 +42,10 @@ import org.springframework.util.ClassUtils;
  * the same script undoing whatever the request holds or registered, and a force release the same script without the
  * owner check.</li>
  * <li>Permits ({@link StoreTraits#permits()}): the lock key says how many ({@code #<permits>:<last token>}), the
- * holders
- * are the readers key's members with their lease ends and their tokens are in the permits key; a release reserves the
- * freed permit for the longest waiter as it does a lock. A request with another number of permits than the holders'
- * is refused with {@link dev.distlock.LockException} naming both.</li>
+ * holders are the readers key's members with their lease ends and their tokens are in the permits key; a release
+ * reserves the freed permit for the longest waiter as it does a lock. A request with another number of permits than
+ * the holders' is refused with {@link dev.distlock.LockException} naming both.</li>
+ * <li>The holder identity is stored in the owner, after the owner token ({@link RedisDescriptions}).</li>
  * <li>Renewals go out in one call per lease time (and Cluster slot) ({@link RedisRenewals}).</li>
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
  * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
@@ -54,10 +56,7 @@ import org.springframework.util.ClassUtils;
  */
 public class RedisLockStore implements LockStore, HandsOver {
 
-    /**
-     * How long a released lock that someone waits for stays reserved for that waiter. Long enough for a
-     * notification and one round trip on a busy machine; a waiter that is gone costs this once.
-     */
+    /** How long a released lock stays reserved for a waiter: a notification and a round trip on a busy machine. */
     static final long HANDOFF_WINDOW_MILLIS = 100;
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
@@ -235,11 +234,7 @@ public class RedisLockStore implements LockStore, HandsOver {
                 && config.minReplicas().required(online.join()) == 0;
     }
 
-    /**
-     * Leases expire; tokens are at least the server clock in microseconds (see {@code acquire.lua}); permit holders
-     * live in the readers key, their tokens in the permits key; with replica acknowledgement, an acquire waits up to
-     * {@code distlock.replication.timeout} for replicas.
-     */
+    /** Expiring leases, clock tokens ({@code acquire.lua}), permits; replica acknowledgement takes longer. */
     @Override
     public StoreTraits traits() {
         return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING, StoreTraits.TokenSource.CLOCK).withPermits()
@@ -270,6 +265,11 @@ public class RedisLockStore implements LockStore, HandsOver {
         LockKeys keys = LockKeys.of(config.keyPrefix(), name);
         return runner.eval(LuaScript.RELEASE, keys.all(), NO_OWNER, channel, name.getBytes(StandardCharsets.UTF_8),
                 HANDOFF_WINDOW, ScriptMarker.FORCE.wire()).thenApply(reply -> (Long) reply == 1);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        return RedisDescriptions.describe(runner, config.keyPrefix(), name);
     }
 
     @Override

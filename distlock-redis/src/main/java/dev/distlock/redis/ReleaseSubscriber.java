@@ -223,7 +223,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         String tail = body.substring(last + 1);
         if (token > 0 && isDigits(tail) && isDigits(body.substring(before + 1, last))) {
             String name = body.substring(0, token);
-            String handedTo = body.substring(token + 1, before);
+            String handedTo = LuaScript.ownerToken(body.substring(token + 1, before));
             if (handOverUsable.test(name)) {
                 events.handedOver(name, handedTo, Long.parseLong(body.substring(before + 1, last)),
                         Long.parseLong(tail), handOverWindow);
@@ -233,10 +233,11 @@ final class ReleaseSubscriber implements AutoCloseable {
             }
         }
         else if (before > 0 && isDigits(tail)) {
-            events.kept(body.substring(0, before), body.substring(before + 1, last), handOverWindow);
+            events.kept(body.substring(0, before), LuaScript.ownerToken(body.substring(before + 1, last)),
+                    handOverWindow);
         }
         else {
-            events.kept(body.substring(0, last), tail, handOverWindow);
+            events.kept(body.substring(0, last), LuaScript.ownerToken(tail), handOverWindow);
         }
     }
 

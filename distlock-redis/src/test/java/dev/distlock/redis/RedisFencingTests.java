@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import dev.distlock.spi.Waiting;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import dev.distlock.LockHandle;
@@ -89,8 +90,11 @@ class RedisFencingTests {
         StringRedisTemplate redis = nodes.redis(server);
         holdOnce(a, "stock:3", LockOptions.defaults());
         long early = history.grants().get(0).fencingToken();
+        LockRequest waiter = new LockRequest("stock:3", LockType.REENTRANT, "waiter", Duration.ZERO,
+                Duration.ofSeconds(30), false);
+        String reserved = "~" + new String(LuaScript.owner(waiter), StandardCharsets.US_ASCII) + ":" + early;
         // A release reserved the lock for a waiter (token passed on) when the snapshot was taken.
-        redis.opsForValue().set("fence:{stock:3}", "~waiter:" + early, Duration.ofMinutes(1));
+        redis.opsForValue().set("fence:{stock:3}", reserved, Duration.ofMinutes(1));
         save();
         redis.delete("fence:{stock:3}");
         holdOnce(a, "stock:3", LockOptions.defaults());
@@ -99,10 +103,8 @@ class RedisFencingTests {
 
         server.kill();
         server.start();
-        assertThat(redis.opsForValue().get("fence:{stock:3}")).isEqualTo("~waiter:" + early);
+        assertThat(redis.opsForValue().get("fence:{stock:3}")).isEqualTo(reserved);
         RedisLockStore store = nodes.storeOf(a);
-        LockRequest waiter = new LockRequest("stock:3", LockType.REENTRANT, "waiter", Duration.ZERO,
-                Duration.ofSeconds(30), false);
         Attempt attempt = await().atMost(Duration.ofSeconds(15)).ignoreExceptions()
                 .until(() -> store.attempt(waiter, Waiting.LAST_TRY).toCompletableFuture().get(), Attempt.Granted.class::isInstance);
         assertThat(((Attempt.Granted) attempt).fencingToken()).isGreaterThan(lastIssued);

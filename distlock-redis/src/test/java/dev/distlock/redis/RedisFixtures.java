@@ -165,6 +165,18 @@ public final class RedisFixtures implements StoreFixture.Provider {
             }
         }
 
+        /** The waiter list; Redlock's nodes keep none (nobody queues on a quorum's node). */
+        @Override
+        public boolean countsWaiters() {
+            return !"redlock".equals(id);
+        }
+
+        /** Redlock tells the highest token of its majority (QuorumDescription). */
+        @Override
+        public boolean describesExactTokens() {
+            return !"redlock".equals(id);
+        }
+
         @Override
         public Optional<HolderCommand> holder() {
             return "redis".equals(id) ? Optional.of(new HolderCommand(HolderProcess.class,

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
@@ -18,14 +19,16 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.util.ClassUtils;
 
 /**
- * The web-only operation of the {@code distlock} endpoint: {@code DELETE /actuator/distlock/{name}}, an operator's
- * force release of a lock whoever holds it ({@link LockAdministration#forceRelease}). Web-only because its answer is
- * an HTTP status: 204 released, 404 the lock was free, 403 force release is off ({@code distlock.admin.force-release},
- * the default), 401 no principal while Spring Security is on the class path, 503 the store did not answer. Whether
- * the operation is reachable at all is the endpoint's access ({@code management.endpoint.distlock.access}), read-only
- * unless set to {@code unrestricted}.
+ * The web-only operations of the {@code distlock} endpoint on one lock, whoever holds it: {@code GET
+ * /actuator/distlock/{name}}, who holds it ({@link LockAdministration#describe}: 200, 404 when free, 503 when the
+ * store did not answer), and {@code DELETE /actuator/distlock/{name}}, an operator's force release
+ * ({@link LockAdministration#forceRelease}). Web-only because their answers are HTTP statuses; the DELETE answers
+ * 204 released, 404 the lock was free, 403 force release is off ({@code distlock.admin.force-release}, the default),
+ * 401 no principal while Spring Security is on the class path, 503 the store did not answer. Whether the DELETE is
+ * reachable at all is the endpoint's access ({@code management.endpoint.distlock.access}), read-only unless set to
+ * {@code unrestricted}.
  * <p>
- * With Spring Security on the class path the operation needs an authenticated principal, whatever the application's
+ * With Spring Security on the class path the DELETE needs an authenticated principal, whatever the application's
  * security lets through to the endpoint: a management port thought private, or a {@code permitAll} on
  * {@code /actuator/**}, then still does not let anyone release any lock.
  * <p>
@@ -85,6 +88,27 @@ public class DistlockEndpointWebExtension {
         this.forceReleaseEnabled = forceReleaseEnabled;
         this.events = events;
         this.principalRequired = principalRequired;
+    }
+
+    /**
+     * {@code GET /actuator/distlock/{name}}: who holds the lock, on any instance, read from the store.
+     *
+     * @param path the full lock name; a name with {@code /} spans several path segments
+     * @return 200 with the holder ({@link LockHolderDescriptor}), 404 when the lock is free, 503 when the store did
+     *         not answer
+     */
+    @ReadOperation
+    public WebEndpointResponse<Object> holder(@Selector(match = Selector.Match.ALL_REMAINING) String[] path) {
+        String name = String.join("/", path);
+        try {
+            return administration.describe(name).<WebEndpointResponse<Object>>map(info -> new WebEndpointResponse<>(
+                    LockHolderDescriptor.of(info))).orElseGet(() -> new WebEndpointResponse<>(Map.of("error",
+                    "Lock '" + name + "' is free"), WebEndpointResponse.STATUS_NOT_FOUND));
+        }
+        catch (LockUnavailableException ex) {
+            return new WebEndpointResponse<>(Map.of("error", String.valueOf(ex.getMessage())),
+                    WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure;
 import java.time.Duration;
 
 import dev.distlock.LockService;
+import dev.distlock.core.LockDefaults;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.listener.LockListener;
@@ -38,14 +39,16 @@ public class DistlockAutoConfiguration {
      * @param store the lock store
      * @param properties the {@code distlock.*} settings
      * @param listeners the event listeners
+     * @param environment where {@code spring.application.name} is read, for the default {@code distlock.instance-id}
      * @return the started lock service; closed (locks released, watchdog stopped) with the context
      */
     @Bean(initMethod = "start")
     @ConditionalOnMissingBean(LockService.class)
     @ConditionalOnSingleCandidate(LockStore.class)
     public StoreLockService lockService(LockStore store, DistlockProperties properties,
-            ObjectProvider<LockListener> listeners) {
-        return new StoreLockService(store, properties.toLockConfig(),
+            ObjectProvider<LockListener> listeners, Environment environment) {
+        String instanceId = LockDefaults.instanceId(environment.getProperty("spring.application.name"));
+        return new StoreLockService(store, properties.toLockConfig(instanceId),
                 CompositeLockListener.of(listeners.orderedStream().toList()));
     }
 

@@ -39,6 +39,9 @@ import org.springframework.core.Ordered;
  * @param leader Leadership campaigns the application starts by itself.
  * @param admin What operators may do through the actuator endpoint.
  * @param problemDetails Answering lock timeouts and an unavailable lock store in web requests with HTTP 503.
+ * @param instanceId The holder identity the store keeps beside each lock this instance takes, shown by GET
+ *        /actuator/distlock/{name}, LockService.describe and lock timeout messages on every instance. The default
+ *        names the application ('application' when spring.application.name is unset), the host and the pid.
  */
 @ConfigurationProperties("distlock")
 public record DistlockProperties(
@@ -53,7 +56,8 @@ public record DistlockProperties(
         @DefaultValue LocalHandOff localHandOff,
         @DefaultValue Leader leader,
         @DefaultValue Admin admin,
-        @DefaultValue ProblemDetails problemDetails) {
+        @DefaultValue ProblemDetails problemDetails,
+        @Nullable String instanceId) {
 
     /**
      * Default order of the lock advice: higher precedence than the transaction advice (whose default order is
@@ -68,7 +72,8 @@ public record DistlockProperties(
      * validated by the store's own configuration when its bean is created.
      */
     public DistlockProperties {
-        toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout);
+        toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout,
+                instanceId != null ? instanceId : LockConfig.defaults().instanceId());
         if (keyPrefix == null || keyPrefix.isBlank()) {
             throw new InvalidPropertyException("distlock.key-prefix", "must not be blank");
         }
@@ -78,15 +83,25 @@ public record DistlockProperties(
         }
     }
 
-    /** @return the engine settings these properties describe */
+    /** @return the engine settings these properties describe, with the default instance id when none is set */
     public LockConfig toLockConfig() {
-        return toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout);
+        return toLockConfig(LockConfig.defaults().instanceId());
+    }
+
+    /**
+     * @param defaultInstanceId the instance id when {@code distlock.instance-id} is unset (the auto-configuration
+     *        makes it from {@code spring.application.name}, {@link LockDefaults#instanceId})
+     * @return the engine settings these properties describe
+     */
+    public LockConfig toLockConfig(String defaultInstanceId) {
+        return toLockConfig(waitTime, leaseTime, onLeaseLost, localHandOff, commandTimeout,
+                instanceId != null ? instanceId : defaultInstanceId);
     }
 
     private static LockConfig toLockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLeaseLost,
-            LocalHandOff localHandOff, Duration commandTimeout) {
+            LocalHandOff localHandOff, Duration commandTimeout, String instanceId) {
         return new LockConfig(waitTime, leaseTime, onLeaseLost, localHandOff.maxCount(), localHandOff.maxTime(),
-                commandTimeout);
+                commandTimeout, instanceId);
     }
 
     /**

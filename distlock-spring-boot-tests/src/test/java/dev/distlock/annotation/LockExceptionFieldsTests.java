@@ -12,6 +12,7 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
@@ -44,6 +45,12 @@ class LockExceptionFieldsTests {
                 .withBean(StockService.class);
     }
 
+    /** What a timeout's message says of the holder: this service's instance id and the holder's token. */
+    private static String heldBy(LockService service, LockHandle held) {
+        return "; held by " + ((StoreLockService) service).config().instanceId() + " (fencing token "
+                + held.fencingToken() + ")";
+    }
+
     private static LockHandle holdOnOtherThread(LockService service, String name) {
         return CompletableFuture.supplyAsync(() -> service.lock(name)).join();
     }
@@ -61,7 +68,7 @@ class LockExceptionFieldsTests {
             assertThat(timeout.waitTime()).contains(DEFAULT_WAIT);
             assertThat(timeout.method()).contains("StockService.deduct");
             assertThat(timeout).hasMessage("Lock 'stock:2' of " + StockService.class.getName()
-                    + ".deduct not acquired within 150 ms");
+                    + ".deduct not acquired within 150 ms" + heldBy(locks, held));
 
             LockHandle account = holdOnOtherThread(locks, "account:2");
             LockTimeoutException both = catchThrowableOfType(LockTimeoutException.class,
@@ -85,7 +92,7 @@ class LockExceptionFieldsTests {
             assertThat(one.lockNames()).containsExactly("report");
             assertThat(one.waitTime()).contains(DEFAULT_WAIT);
             assertThat(one.method()).isEmpty();
-            assertThat(one).hasMessage("Lock 'report' not acquired within 150 ms");
+            assertThat(one).hasMessage("Lock 'report' not acquired within 150 ms" + heldBy(locks, held));
 
             LockTimeoutException all = catchThrowableOfType(LockTimeoutException.class,
                     () -> locks.lockAll(List.of("report", "audit"), LockOptions.defaults()

@@ -16,6 +16,7 @@ import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.annotation.DistributedLock;
 import dev.distlock.autoconfigure.LockProblemDetailsHandler;
+import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -92,7 +93,9 @@ class LockProblemDetailsWebTests {
             assertThat(JsonPath.<Integer>read(response.body(), "$.status")).isEqualTo(503);
             assertThat(JsonPath.<String>read(response.body(), "$.title")).isEqualTo("Lock not acquired in time");
             assertThat(JsonPath.<String>read(response.body(), "$.detail")).isEqualTo("Lock 'stock:1' of "
-                    + StockService.class.getName() + ".deduct not acquired within 100 ms");
+                    + StockService.class.getName() + ".deduct not acquired within 100 ms; held by "
+                    + context.getBean(StoreLockService.class).config().instanceId() + " (fencing token "
+                    + held.fencingToken() + ")");
             assertThat(JsonPath.<List<String>>read(response.body(), "$.locks")).containsExactly("stock:1");
             assertThat(JsonPath.<Integer>read(response.body(), "$.waitMillis")).isEqualTo(100);
             held.unlock();

@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +27,6 @@ final class LockNodeCalls implements LineDriver<LockNode, String> {
 
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockStore.class);
 
-    private static final byte[] NO_DATA = new byte[0];
 
     private final CuratorFramework client;
 
@@ -57,7 +57,7 @@ final class LockNodeCalls implements LineDriver<LockNode, String> {
         Stat stat = new Stat();
         CompletableFuture<CuratorEvent> created = calls.send(cb -> client.create().storingStatIn(stat)
                 .creatingParentContainersIfNeeded().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .inBackground(cb).forPath(lockPath + "/" + LockPaths.nodeName(request), NO_DATA), what);
+                .inBackground(cb).forPath(lockPath + "/" + LockPaths.nodeName(request), holder(request)), what);
         CompletableFuture<CuratorEvent> listed = calls.send(cb -> client.getChildren().inBackground(cb)
                 .forPath(lockPath), what, Code.NONODE);
         CompletableFuture<Stat> known = created.thenCompose(event -> {
@@ -83,6 +83,11 @@ final class LockNodeCalls implements LineDriver<LockNode, String> {
             return new Joined<>(node, children != null && children.contains(node.name) ? LockPaths.line(children)
                     : null);
         }));
+    }
+
+    /** A node's data: the holder identity ({@link ZooKeeperDescriptions}). */
+    private static byte[] holder(LockRequest request) {
+        return request.holder().getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

@@ -3,11 +3,13 @@ package dev.distlock.zookeeper;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.distlock.LockInfo;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
@@ -66,6 +68,8 @@ public class ZooKeeperLockStore implements LockStore {
 
     private final LineAttempts<LockNode, String> line;
 
+    private final ZooKeeperDescriptions descriptions;
+
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
@@ -86,6 +90,7 @@ public class ZooKeeperLockStore implements LockStore {
         this.registry = new NodeRegistry(calls::currentSession);
         this.nodes = new LockNodeCalls(client, calls, registry, config.basePath());
         this.line = new LineAttempts<>(registry, nodes);
+        this.descriptions = new ZooKeeperDescriptions(client, calls, nodes, config.sessionTimeout());
     }
 
     /**
@@ -169,6 +174,12 @@ public class ZooKeeperLockStore implements LockStore {
         String what = "force the release of '" + name + "'";
         return nodes.list(lockPath, what).thenCompose(children -> LineHolders.forceRelease(LockPaths.line(children),
                 holder -> nodes.delete(lockPath + "/" + holder.id(), what)));
+    }
+
+    /** The holder node's data and zxid; the session timeout as the lease ({@link ZooKeeperDescriptions}). */
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        return descriptions.describe(name, LockPaths.lockPath(config.basePath(), name));
     }
 
     /**

@@ -92,6 +92,12 @@ public final class ZooKeeperFixtures implements StoreFixture.Provider {
             ZooKeeperServers.deleteLockNodes(admin, BASE_PATH, name);
         }
 
+        /** The line: the other nodes (keys) of the name. */
+        @Override
+        public boolean countsWaiters() {
+            return true;
+        }
+
         @Override
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(ZooKeeperHolderProcess.class,

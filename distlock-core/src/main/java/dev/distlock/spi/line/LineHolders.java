@@ -1,6 +1,7 @@
 package dev.distlock.spi.line;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -44,5 +45,32 @@ public final class LineHolders {
             Predicate<Lease> held) {
         return CompletableFuture.completedFuture(
                 leases.stream().map(lease -> held.test(lease) ? RenewalResult.RENEWED : RenewalResult.LOST).toList());
+    }
+
+    /**
+     * Whom {@link dev.distlock.spi.LockStore#describe} tells of, on a line: the latest in line of the name's
+     * holders (the latest grant, so the highest fencing token: one of several readers or permit holders), and how
+     * many entries wait behind the holders.
+     *
+     * @param <K> how the store names an entry
+     * @param line the whole line of a name as listed, in any order
+     * @return the holder to describe and the number of waiters, or empty when nobody holds the name
+     */
+    public static <K> Optional<Described<K>> describing(List<LinePlace<K>> line) {
+        List<LinePlace<K>> holders = LinePosition.holders(line);
+        if (holders.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Described<>(holders.get(holders.size() - 1), line.size() - holders.size()));
+    }
+
+    /**
+     * A holder to describe.
+     *
+     * @param <K> how the store names an entry
+     * @param holder the holder's entry
+     * @param waiters the entries of the line that do not hold the name
+     */
+    public record Described<K>(LinePlace<K> holder, int waiters) {
     }
 }

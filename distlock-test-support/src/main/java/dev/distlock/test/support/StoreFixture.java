@@ -50,6 +50,22 @@ public interface StoreFixture extends AutoCloseable {
      */
     void breakLease(String name);
 
+    /**
+     * @return whether the store counts a name's waiters ({@link dev.distlock.LockInfo#waiters()}): a store that
+     *         keeps a line or waiter list does, one whose waiters poll (or a quorum of nodes nobody queues on) not
+     */
+    default boolean countsWaiters() {
+        return false;
+    }
+
+    /**
+     * @return whether the store describes a holder with exactly the fencing token of the holder's handle; a quorum
+     *         tells the highest of its majority's tokens, which a node that granted after the vote may have raised
+     */
+    default boolean describesExactTokens() {
+        return true;
+    }
+
     /** @return whether readers of a name share it (a store that makes every reader exclusive answers false) */
     default boolean sharesReadLocks() {
         return true;

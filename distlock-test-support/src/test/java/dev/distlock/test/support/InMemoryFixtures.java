@@ -42,6 +42,12 @@ public final class InMemoryFixtures implements StoreFixture.Provider {
      */
     private record Fixture(String id, List<InMemoryLockStore> shared) implements StoreFixture {
 
+        /** A quorum tells the highest token of its majority (QuorumDescription). */
+        @Override
+        public boolean describesExactTokens() {
+            return shared.size() == 1;
+        }
+
         @Override
         public String label() {
             return shared.size() == 1 ? "in-memory" : "quorum of " + shared.size() + " in-memory stores";

@@ -82,6 +82,6 @@ class DemoEndpointTests extends SampleAppTestSupport {
         mvc.perform(get("/js/timeline.js")).andExpect(status().isOk());
         String page = mvc.perform(get("/js/page.js")).andExpect(status().isOk()).andReturn().getResponse()
                 .getContentAsString();
-        assertThat(page).contains("/api/demo/flash-sale");
+        assertThat(page).contains("/api/demo/flash-sale", "'/actuator/distlock/' + name");
     }
 }

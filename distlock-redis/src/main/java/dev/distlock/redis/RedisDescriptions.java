@@ -1,0 +1,49 @@
+package dev.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import dev.distlock.LockInfo;
+
+/**
+ * Who holds a lock in Redis ({@link dev.distlock.spi.LockStore#describe}): one read-only {@code EVALSHA} of
+ * {@code describe.lua} over the name's keys. The holder identity is stored in the owner, after the owner token and
+ * encoded ({@link LuaScript#owner}); the waiters are the waiter list's members.
+ */
+final class RedisDescriptions {
+
+    static final LuaScript DESCRIBE = LuaScript.load("describe.lua", true);
+
+    private RedisDescriptions() {
+    }
+
+    /**
+     * @param runner where the script goes
+     * @param keyPrefix {@code distlock.key-prefix}
+     * @param name the lock name
+     * @return the holder, or empty when the name is free
+     */
+    static CompletableFuture<Optional<LockInfo>> describe(RedisRunner runner, String keyPrefix, String name) {
+        return runner.eval(DESCRIBE, LockKeys.of(keyPrefix, name).all()).thenApply(reply -> info(name, reply));
+    }
+
+    /** {@code {holder, fencing token, lease remaining in ms, waiters}}, or an empty list when free. */
+    static Optional<LockInfo> info(String name, Object reply) {
+        List<?> values = (List<?>) reply;
+        if (values == null || values.isEmpty()) {
+            return Optional.empty();
+        }
+        String holder = text(values.get(0));
+        return Optional.of(new LockInfo(name, holder.isEmpty() ? LockInfo.UNKNOWN_HOLDER : LuaScript.holder(holder),
+                Long.parseLong(text(values.get(1))), Duration.ofMillis(Long.parseLong(text(values.get(2)))),
+                Integer.valueOf(text(values.get(3)))));
+    }
+
+    /** A bulk reply arrives as bytes, an integer reply as a number, whichever client runs the script. */
+    private static String text(Object value) {
+        return value instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+}
