@@ -205,18 +205,10 @@ public interface LockService {
     }
 
     /**
-     * The named lock as a {@link Lock}, for code written against that interface. Unlike
-     * a {@link LockHandle} it is owned by the thread that locked it: only that thread may unlock it
-     * ({@link IllegalMonitorStateException} otherwise), and it is reentrant for that thread, counting holds; the lock
-     * is released in the store when the last hold is released. {@code lock()} waits until the lock is acquired (an
-     * interrupt does not end the wait; the thread's interrupt flag is set again afterwards), {@code tryLock()} tries
-     * once, and {@code lockInterruptibly()} and {@code tryLock(time, unit)} end with
-     * {@link InterruptedException} when interrupted. {@code newCondition()} is unsupported. A store that cannot
-     * answer throws {@link LockUnavailableException} from each of them. Share one instance between the threads of
-     * this JVM: two instances of one name are two acquisitions, and a thread holding one waits for the other.
-     * The owner holds it only while its lease does: after a lost lease, its next locking call takes the lock anew.
-     * {@link ThreadOwnedLock} adds a lease time per acquisition and two questions that
-     * {@link java.util.concurrent.locks.ReentrantLock} answers too ({@code isHeldByCurrentThread()}, {@code isLocked()}).
+     * The named lock as a {@link Lock}, for code written against that interface. Unlike a {@link LockHandle} it is
+     * owned by the thread that locked it, and reentrant for that thread (see {@link ThreadOwnedLock}: interrupts,
+     * lost leases, a lease time per acquisition). Share one instance between the threads of this JVM: two instances
+     * of one name are two acquisitions, and a thread holding one waits for the other.
      *
      * @param name the lock name
      * @param options the wait time is ignored (each method has its own), the rest applies to every acquisition

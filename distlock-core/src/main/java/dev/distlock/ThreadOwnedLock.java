@@ -14,6 +14,10 @@ import org.jspecify.annotations.Nullable;
  * has); the store's lock is released when the owner's last {@link #unlock()} runs. Each instance is one lock
  * acquisition at a time: threads of this JVM share an instance, and queue on it through the lock service.
  * <p>
+ * {@code lock()} waits until it gets the lock (an interrupt does not end the wait; the thread's interrupt flag is set
+ * again afterwards), {@code tryLock()} tries once, {@code lockInterruptibly()} and {@code tryLock(time, unit)} end
+ * with {@link InterruptedException} when interrupted; {@code newCondition()} is unsupported.
+ * <p>
  * Waits use the lock service's leases (watchdog-renewed unless the options fix them, or a call names a lease time)
  * and fail closed: a store that cannot answer throws {@link LockUnavailableException} from every locking method.
  * <p>
