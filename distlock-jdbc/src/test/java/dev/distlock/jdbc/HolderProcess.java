@@ -31,7 +31,10 @@ public final class HolderProcess {
         pool.setMaximumPoolSize(2);
         StoreLockService service = new StoreLockService(new JdbcLockStore(pool, JdbcLockConfig.defaults()
                 .withTableName(args[1])), LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(
-                        args[3]))), LockListener.NONE);
+                        args[3])))
+                // A cold JVM's first statements on a busy machine can take seconds (seen: over 2 s on PostgreSQL);
+                // what the crash tests check starts once it holds the lock, so its start-up is not what is timed.
+                .withCommandTimeout(Duration.ofSeconds(15)), LockListener.NONE);
         service.start();
         int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
         LockHandle handle = service.lock(args[2], LockOptions.defaults().withPermits(permits));
