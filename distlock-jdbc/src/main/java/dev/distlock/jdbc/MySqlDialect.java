@@ -9,8 +9,8 @@ import java.util.Locale;
  * MySQL 8 and MariaDB 10.11 or later, with InnoDB tables (either JDBC driver: both report the server's product
  * name). See {@link RowDialect} for what a dialect supplies; here is what these two databases write otherwise:
  * <ul>
- * <li>The clock is {@code UTC_TIMESTAMP(6)} (fixed when the statement starts, as {@code CURRENT_TIMESTAMP} is
- * elsewhere) and {@code lease_until} a {@code DATETIME(6)} in UTC: a {@code TIMESTAMP} would be compared in the
+ * <li>The clock is {@code UTC_TIMESTAMP(6)} (fixed when the statement starts, where PostgreSQL's is fixed when the
+ * transaction starts: {@link #clockPerStatement()}) and {@code lease_until} a {@code DATETIME(6)} in UTC: a {@code TIMESTAMP} would be compared in the
  * session's time zone, where an hour repeats when daylight saving time ends. Microseconds since the epoch are a
  * {@code TIMESTAMPDIFF} from 1970, for the same reason (no time zone).</li>
  * <li>Tokens are the template's, unchanged: the database clock in microseconds kept above the row's last token
@@ -43,6 +43,12 @@ record MySqlDialect() implements RowDialect {
     @Override
     public String now() {
         return "UTC_TIMESTAMP(6)";
+    }
+
+    /** {@code UTC_TIMESTAMP} is fixed per statement, not per transaction. */
+    @Override
+    public boolean clockPerStatement() {
+        return true;
     }
 
     @Override

@@ -20,7 +20,8 @@ import java.util.List;
  * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} (the store picks the dialect from the first
  * connection, as {@link #of(String)} does);</li>
  * <li>the database clock: {@link #now()} (a timestamp of at least millisecond precision) and {@link #clockMicros()}
- * (the same clock in microseconds since the epoch, a {@code BIGINT});</li>
+ * (the same clock in microseconds since the epoch, a {@code BIGINT}), and whether it is read per statement or per
+ * transaction, {@link #clockPerStatement()};</li>
  * <li>time arithmetic: {@link #plusMillis(String)}, a timestamp plus a number of milliseconds given as one
  * parameter, and {@link #integer(String)}, a parameter read as a {@code BIGINT};</li>
  * <li>the acquire: {@link #acquire(String, RowRules)}, one atomic insert-or-take-over (an upsert) that answers the
@@ -72,6 +73,15 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect, MySqlDialect {
     /** @return the database clock now, as a timestamp; read when the statement starts */
     default String now() {
         return "CURRENT_TIMESTAMP";
+    }
+
+    /**
+     * @return true when {@link #now()} is read anew by every statement of a transaction (MySQL), false when it is
+     *         the same for the whole transaction (PostgreSQL, H2): the renewal of permits then extends the name
+     *         row's lease once more after the slot rows', so that it still ends no earlier than theirs
+     */
+    default boolean clockPerStatement() {
+        return false;
     }
 
     /** @return the database clock in microseconds since the epoch, as a {@code BIGINT} */

@@ -66,7 +66,8 @@ class JdbcPermitsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL,
+            TestDatabase.MARIADB })
     void aNameRowMarkedWithThePermitsAndASlotRowPerHolderWhichAreSweptOnceFree(String db) throws Exception {
         try (TestDatabase database = TestDatabase.of(db)) {
             database.createTable(TABLE);
@@ -99,7 +100,8 @@ class JdbcPermitsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL,
+            TestDatabase.MARIADB })
     void grantsRacingFromEightNodesNeverExceedThePermitsNorRepeatAToken(String db) throws Exception {
         int nodes = 8;
         int permits = 3;
@@ -163,7 +165,7 @@ class JdbcPermitsTests {
      * next round's locks take the name over through the transaction.
      */
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void locksAndPermitsRacingForANameNeverHoldItTogether(String db) throws Exception {
         int nodes = 8;
         try (TestDatabase database = TestDatabase.of(db)) {
@@ -228,7 +230,7 @@ class JdbcPermitsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void aForcedReleaseFreesEveryPermitAndTheNextTokenIsAboveTheirs(String db) throws Exception {
         try (TestDatabase database = TestDatabase.of(db)) {
             database.createTable(TABLE);
@@ -252,7 +254,7 @@ class JdbcPermitsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void eitherKindTakesTheNameOnceEveryHolderOfTheOtherIsGone(String db) throws Exception {
         try (TestDatabase database = TestDatabase.of(db)) {
             database.createTable(TABLE);
@@ -281,7 +283,7 @@ class JdbcPermitsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void renewalsKeepTheNameRowsLeaseAboveEveryHoldersAndLeaveTheLostOnesLost(String db) throws Exception {
         try (TestDatabase database = TestDatabase.of(db)) {
             database.createTable(TABLE);
@@ -296,8 +298,10 @@ class JdbcPermitsTests {
                 Lease stranger = lease(permit("renewed", "nobody", 2, 120_000), 1);
                 assertThat(answer(store.renew(List.of(longer, lock, stranger, other)))).containsExactly(
                         RenewalResult.RENEWED, RenewalResult.RENEWED, RenewalResult.LOST, RenewalResult.RENEWED);
+                // MariaDB's leases are in UTC (MySqlDialect).
+                String now = db.equals(TestDatabase.MARIADB) ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
                 assertThat(database.queryValue("SELECT COUNT(*) FROM " + TABLE + " n WHERE n.lock_name = ?"
-                        + " AND n.lease_until > CURRENT_TIMESTAMP + INTERVAL '100' SECOND AND n.lease_until >= ALL"
+                        + " AND n.lease_until > " + now + " + INTERVAL '100' SECOND AND n.lease_until >= ALL"
                         + " (SELECT s.lease_until FROM " + TABLE + " s WHERE s.lock_name <> n.lock_name"
                         + " AND s.lock_name <> 'plain')", "renewed")).isEqualTo(1L);
             }
