@@ -10,9 +10,10 @@ import java.util.Locale;
  * name). See {@link RowDialect} for what a dialect supplies; here is what these two databases write otherwise:
  * <ul>
  * <li>The clock is {@code UTC_TIMESTAMP(6)} (fixed when the statement starts, where PostgreSQL's is fixed when the
- * transaction starts: {@link #clockPerStatement()}) and {@code lease_until} a {@code DATETIME(6)} in UTC: a {@code TIMESTAMP} would be compared in the
- * session's time zone, where an hour repeats when daylight saving time ends. Microseconds since the epoch are a
- * {@code TIMESTAMPDIFF} from 1970, for the same reason (no time zone).</li>
+ * transaction starts: {@link #clockPerStatement()}) and {@code lease_until} a {@code DATETIME(6)} in UTC: a
+ * {@code TIMESTAMP} would be compared in the session's time zone, where an hour repeats when daylight saving time
+ * ends. Microseconds since the epoch are a {@code TIMESTAMPDIFF} from 1970, for the same reason (no time
+ * zone).</li>
  * <li>Tokens are the template's, unchanged: the database clock in microseconds kept above the row's last token
  * ({@code GREATEST(fencing_token + 1, clock)}) under the row lock of the upsert, and for permits the name row locked
  * with {@code SELECT ... FOR UPDATE}. No counter row: it would make every acquire of every name wait for the same
