@@ -65,6 +65,32 @@ class JdbcPermitsTests {
         return ((Number) database.queryValue("SELECT COUNT(*) FROM " + TABLE, null)).longValue();
     }
 
+    /**
+     * The slot keys travel as one parameter (an SQL array; on MySQL a JSON array, escaped by the dialect): a name
+     * with quotes, a backslash, a tab and a non-ASCII letter finds its own slot rows, and only those.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
+    void namesWithCharactersThatNeedEscapingFindTheirOwnSlotRows(String db) throws Exception {
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable(TABLE);
+            try (JdbcLockStore store = startedStore(database)) {
+                String name = "odd \"quoted\" \\ back\tslash é";
+                Lease one = grant(store, permit(name, "one", 2, 60_000));
+                Lease two = grant(store, permit(name, "two", 2, 60_000));
+                Lease plain = grant(store, permit("odd", "three", 2, 60_000));
+                assertThat(answer(store.attempt(permit(name, "four", 2, 60_000), Waiting.LAST_TRY)))
+                        .as("both permits of the name are held").isInstanceOf(Attempt.Busy.class);
+                assertThat(answer(store.renew(List.of(one, two, plain)))).containsOnly(RenewalResult.RENEWED);
+                assertThat(answer(store.release(one))).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(grant(store, permit(name, "five", 2, 60_000)).fencingToken())
+                        .isGreaterThan(two.fencingToken());
+                assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?",
+                        name + PermitRows.SEPARATOR + 0)).isEqualTo("five");
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL,
             TestDatabase.MARIADB })
