@@ -7,6 +7,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
@@ -19,12 +20,15 @@ import org.springframework.util.StreamUtils;
  * Creates the lock table at start-up as {@code distlock.jdbc.initialize-schema} says — {@code embedded} (only in an
  * embedded database), {@code always} or {@code never} — like Spring Boot's own schema initializers (Spring Session
  * JDBC, Spring Batch). It runs {@code schema-<platform>.sql} of this package ({@code schema-postgresql.sql},
- * {@code schema-h2.sql}) with the configured table name in place of {@code distlock_lock}. The scripts only create
- * what is missing, so several instances may run them.
+ * {@code schema-h2.sql}, {@code schema-mysql.sql} for MySQL and MariaDB) with the configured table name in place of
+ * {@code distlock_lock}. The scripts only create what is missing, so several instances may run them.
  */
 public class JdbcLockSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 
-    /** Where the scripts are, {@code @@platform@@} being the database ({@code h2}, {@code postgresql}). */
+    /**
+     * Where the scripts are, {@code @@platform@@} being the database ({@code h2}, {@code postgresql}, {@code mysql},
+     * which MariaDB shares).
+     */
     public static final String SCHEMA_LOCATION = "classpath:dev/distlock/jdbc/schema-@@platform@@.sql";
 
     private static final String TABLE_IN_SCRIPTS = "distlock_lock";
@@ -46,8 +50,9 @@ public class JdbcLockSchemaInitializer extends DataSourceScriptDatabaseInitializ
         settings.setMode(mode);
         if (mode != DatabaseInitializationMode.NEVER) {
             // Resolving the platform opens a connection: not when the schema is never created.
-            settings.setSchemaLocations(new PlatformPlaceholderDatabaseDriverResolver().resolveAll(dataSource,
-                    SCHEMA_LOCATION));
+            // MariaDB takes MySQL's script (Spring Boot would name its platform "mariadb").
+            settings.setSchemaLocations(new PlatformPlaceholderDatabaseDriverResolver()
+                    .withDriverPlatform(DatabaseDriver.MARIADB, "mysql").resolveAll(dataSource, SCHEMA_LOCATION));
         }
         return settings;
     }

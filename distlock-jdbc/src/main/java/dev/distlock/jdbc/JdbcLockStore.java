@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The relational-database {@link LockStore}: one row per lock name in one table, on the application's
  * {@link DataSource}, kept by the record template ({@link RowTemplate}) in the database's dialect ({@link RowDialect}:
- * PostgreSQL and H2). This class answers the store SPI on its call threads.
+ * PostgreSQL, MySQL and MariaDB, H2). This class answers the store SPI on its call threads.
  * <ul>
  * <li>An attempt is one statement that takes a free or expired row (or inserts the row of a new name) for the
  * request's owner token, with a lease ending at the database's {@code CURRENT_TIMESTAMP} plus the lease time and a

@@ -67,14 +67,10 @@ final class RowAcquires {
      */
     private Outcome acquireLock(Connection connection, RowSql statements, LockRequest request)
             throws SQLException {
-        try (PreparedStatement statement = preparer.prepare(connection, statements.locks().acquire())) {
-            statements.locks().bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis(),
-                    request.holder());
-            try (ResultSet rows = statement.executeQuery()) {
-                if (rows.next()) {
-                    return new Outcome.Granted(rows.getLong(1));
-                }
-            }
+        Outcome taken = statements.dialect().acquireAnswers() ? upsert(connection, statements, request)
+                : Transactions.inTransaction(connection, () -> upsert(connection, statements, request));
+        if (taken instanceof Outcome.Granted) {
+            return taken;
         }
         String holder;
         try (PreparedStatement owner = preparer.prepare(connection, statements.locks().liveOwner())) {
@@ -85,6 +81,35 @@ final class RowAcquires {
         }
         return PermitRows.permitsOf(holder).isPresent() ? permits.acquire(connection, statements, request)
                 : Outcome.BUSY;
+    }
+
+    /**
+     * The acquire statement, and for a database whose statement answers nothing the read-back of the token in the
+     * same transaction (the row stays locked by the statement until the commit, so the token read is the one
+     * granted; a failure rolls both back: no row is left taken by a request told otherwise).
+     */
+    private Outcome upsert(Connection connection, RowSql statements, LockRequest request) throws SQLException {
+        LockRowSql locks = statements.locks();
+        boolean answers = statements.dialect().acquireAnswers();
+        try (PreparedStatement statement = preparer.prepare(connection, locks.acquire())) {
+            locks.bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis(),
+                    request.holder());
+            if (answers) {
+                return granted(statement);
+            }
+            statement.executeUpdate();
+        }
+        try (PreparedStatement read = preparer.prepare(connection, locks.grantedToken())) {
+            read.setString(1, request.name());
+            read.setString(2, request.ownerToken());
+            return granted(read);
+        }
+    }
+
+    private static Outcome granted(PreparedStatement query) throws SQLException {
+        try (ResultSet rows = query.executeQuery()) {
+            return rows.next() ? new Outcome.Granted(rows.getLong(1)) : Outcome.BUSY;
+        }
     }
 
     /**

@@ -20,11 +20,14 @@ import java.util.List;
  * {@link java.sql.DatabaseMetaData#getDatabaseProductName()} (the store picks the dialect from the first
  * connection, as {@link #of(String)} does);</li>
  * <li>the database clock: {@link #now()} (a timestamp of at least millisecond precision) and {@link #clockMicros()}
- * (the same clock in microseconds since the epoch, a {@code BIGINT});</li>
+ * (the same clock in microseconds since the epoch, a {@code BIGINT}), and whether it is read per statement or per
+ * transaction, {@link #clockPerStatement()};</li>
  * <li>time arithmetic: {@link #plusMillis(String)}, a timestamp plus a number of milliseconds given as one
- * parameter;</li>
+ * parameter, and {@link #integer(String)}, a parameter read as a {@code BIGINT};</li>
  * <li>the acquire: {@link #acquire(String, RowRules)}, one atomic insert-or-take-over (an upsert) that answers the
- * fencing token, written with the conditions and expressions that {@link RowRules} gives it;</li>
+ * fencing token, written with the conditions and expressions that {@link RowRules} gives it, or, on a database
+ * without {@code RETURNING} ({@link #acquireAnswers()} false), that the store reads back in the same
+ * transaction;</li>
  * <li>the batched delete of the sweep: {@link #deleteExpired(String, String)} and whether it repeats its condition,
  * {@link #repeatsSweepCondition()};</li>
  * <li>the locking clause of a read that locks its row until the transaction ends: {@link #forUpdate()};</li>
@@ -36,15 +39,15 @@ import java.util.List;
  * The lock table's script {@code schema-<platform>.sql} is the other per-database part, found by
  * {@link JdbcLockSchemaInitializer} from the platform name, outside this interface.
  * <p>
- * Adding a database (MySQL 8, MariaDB 10.11+) is writing one more dialect class: implement this interface, name it
- * in {@code permits} and in {@link #ALL}, and add its schema script; the template (the algorithm, the permits, the
- * sweep) does not change. A database without SQL arrays binds the keys in another one-parameter form (for example a
- * JSON array read with {@code JSON_TABLE}).
+ * Adding a database is writing one more dialect class, as {@link MySqlDialect} added MySQL 8 and MariaDB 10.11+:
+ * implement this interface, name it in {@code permits} and in {@link #ALL}, and add its schema script; the template
+ * (the algorithm, the permits, the sweep) does not change. A database without SQL arrays binds the keys in another
+ * one-parameter form (MySQL: a JSON array read with {@code JSON_TABLE}).
  */
-sealed interface RowDialect permits H2Dialect, PostgresDialect {
+sealed interface RowDialect permits H2Dialect, PostgresDialect, MySqlDialect {
 
     /** Every dialect, tried in this order. */
-    List<RowDialect> ALL = List.of(new PostgresDialect(), new H2Dialect());
+    List<RowDialect> ALL = List.of(new PostgresDialect(), new H2Dialect(), new MySqlDialect());
 
     /**
      * @param productName {@link java.sql.DatabaseMetaData#getDatabaseProductName()}
@@ -57,7 +60,8 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
                 return dialect;
             }
         }
-        throw new IllegalStateException("distlock-jdbc supports PostgreSQL and H2, not " + productName);
+        throw new IllegalStateException("distlock-jdbc supports PostgreSQL, MySQL, MariaDB and H2, not "
+                + productName);
     }
 
     /**
@@ -71,6 +75,15 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
         return "CURRENT_TIMESTAMP";
     }
 
+    /**
+     * @return true when {@link #now()} is read anew by every statement of a transaction (MySQL), false when it is
+     *         the same for the whole transaction (PostgreSQL, H2): the renewal of permits then extends the name
+     *         row's lease once more after the slot rows', so that it still ends no earlier than theirs
+     */
+    default boolean clockPerStatement() {
+        return false;
+    }
+
     /** @return the database clock in microseconds since the epoch, as a {@code BIGINT} */
     default String clockMicros() {
         return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT)";
@@ -81,7 +94,15 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
      * @return that time plus {@code ?} milliseconds (one {@code BIGINT} parameter, which may be negative)
      */
     default String plusMillis(String time) {
-        return time + " + CAST(? AS BIGINT) * INTERVAL '0.001' SECOND";
+        return time + " + " + integer("?") + " * INTERVAL '0.001' SECOND";
+    }
+
+    /**
+     * @param expression an expression, usually a parameter ({@code ?})
+     * @return it as a {@code BIGINT} (a database whose {@code CAST} knows no {@code BIGINT} writes it otherwise)
+     */
+    default String integer(String expression) {
+        return "CAST(" + expression + " AS BIGINT)";
     }
 
     /**
@@ -97,6 +118,17 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect {
      * @return the statement
      */
     String acquire(String table, RowRules rules);
+
+    /**
+     * @return true when {@link #acquire} is a query that answers the token itself; false when it is an update that
+     *         answers nothing (no {@code RETURNING}), run in a transaction with {@link LockRowSql#grantedToken()}
+     *         after it, which reads the token of the row if it now has the request's owner token (owner tokens are
+     *         unique per acquisition, so that row was taken by this statement or by an earlier try of the same
+     *         request)
+     */
+    default boolean acquireAnswers() {
+        return true;
+    }
 
     /**
      * @param table the lock table

@@ -69,16 +69,7 @@ final class RowRenewals {
      * every permit's, and a permit is never renewed after a forced release or a lock took the name over.
      */
     private int[] renewPermits(Connection connection, RowSql statements, List<Lease> leases) throws SQLException {
-        int[] marked;
-        try (PreparedStatement statement = preparer.prepare(connection, statements.permits().extendMarker())) {
-            for (Lease lease : leases) {
-                statement.setLong(1, lease.request().leaseMillis());
-                statement.setString(2, lease.request().name());
-                statement.setString(3, PermitRows.marker(lease.request().permits()));
-                statement.addBatch();
-            }
-            marked = statement.executeBatch();
-        }
+        int[] marked = extendMarkers(connection, statements, leases);
         List<Lease> held = new ArrayList<>(leases.size());
         for (int i = 0; i < leases.size(); i++) {
             if (marked[i] > 0) {
@@ -87,22 +78,47 @@ final class RowRenewals {
         }
         Map<Lease, Integer> renewed = new LinkedHashMap<>();
         if (!held.isEmpty()) {
-            try (PreparedStatement statement = preparer.prepare(connection, statements.permits().renewPermit())) {
-                for (Lease lease : held) {
-                    statement.setLong(1, lease.request().leaseMillis());
-                    statements.dialect().bindKeys(connection, statement, 2,
-                            PermitRows.slots(lease.request().name(), lease.request().permits()));
-                    statement.setString(3, lease.request().ownerToken());
-                    statement.addBatch();
-                }
-                put(renewed, held, statement.executeBatch());
-            }
+            renewSlots(connection, statements, held, renewed);
         }
         int[] counts = new int[leases.size()];
         for (int i = 0; i < counts.length; i++) {
             counts[i] = renewed.getOrDefault(leases.get(i), 0);
         }
         return counts;
+    }
+
+    /**
+     * The holders' slot rows; where each statement reads the clock anew ({@link RowDialect#clockPerStatement()}),
+     * the name rows' leases once more after them (already locked by this transaction: no new wait), since a slot's
+     * lease counted from a later statement would otherwise end after its name row's.
+     */
+    private void renewSlots(Connection connection, RowSql statements, List<Lease> held, Map<Lease, Integer> renewed)
+            throws SQLException {
+        try (PreparedStatement statement = preparer.prepare(connection, statements.permits().renewPermit())) {
+            for (Lease lease : held) {
+                statement.setLong(1, lease.request().leaseMillis());
+                statements.dialect().bindKeys(connection, statement, 2,
+                        PermitRows.slots(lease.request().name(), lease.request().permits()));
+                statement.setString(3, lease.request().ownerToken());
+                statement.addBatch();
+            }
+            put(renewed, held, statement.executeBatch());
+        }
+        if (statements.dialect().clockPerStatement()) {
+            extendMarkers(connection, statements, held);
+        }
+    }
+
+    private int[] extendMarkers(Connection connection, RowSql statements, List<Lease> leases) throws SQLException {
+        try (PreparedStatement statement = preparer.prepare(connection, statements.permits().extendMarker())) {
+            for (Lease lease : leases) {
+                statement.setLong(1, lease.request().leaseMillis());
+                statement.setString(2, lease.request().name());
+                statement.setString(3, PermitRows.marker(lease.request().permits()));
+                statement.addBatch();
+            }
+            return statement.executeBatch();
+        }
     }
 
     private static void put(Map<Lease, Integer> renewed, List<Lease> leases, int[] counts) {

@@ -107,7 +107,7 @@ final class RowRules {
      */
     String sweepable() {
         return "lease_until < " + dialect.plusMillis(dialect.now()) + " AND fencing_token < " + dialect.clockMicros()
-                + " + CAST(? AS BIGINT) * 1000";
+                + " + " + dialect.integer("?") + " * 1000";
     }
 
     /**

@@ -53,7 +53,7 @@ class FrozenHolderFencingTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void theFrozenHoldersWriteIsRefusedOnceANewerHolderWrote(String db) throws Exception {
         Scene scene = play(db, "guarded");
         assertThat(scene.answer()).startsWith("STALE ").contains("Stale fencing token " + scene.frozenToken())

@@ -24,6 +24,7 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.CompositeLockListener;
 import dev.distlock.test.support.LockHistory;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * The database stops while three nodes compete for one lock, then comes back: every call in between fails closed
  * (no work runs without the lock), locking resumes by itself, and the recorded history has no overlap and fencing
  * tokens that kept increasing across the restart. On H2 (server stopped) and on PostgreSQL (an immediate shutdown,
- * i.e. a crash with recovery at the next start; skipped visibly without the binaries).
+ * i.e. a crash with recovery at the next start; skipped visibly without the binaries) and on MariaDB (a server of
+ * its own, shut down cleanly: the test server does not flush its log at every commit, so a crash may lose grants).
  */
 class JdbcFaultTests {
 
@@ -69,6 +71,18 @@ class JdbcFaultTests {
             TestSchemas.create(setup, "postgresql", "fault_lock");
         }
         restartDuringContention(server::pool, () -> server.stop("immediate"), server::start);
+    }
+
+    @Test
+    void mariadbServerDownFailsClosedAndLockingResumesWithIncreasingTokens() throws Exception {
+        Optional<MariaDbTestServer> started = MariaDbTestServer.startNew();
+        Assumptions.assumeTrue(started.isPresent(), MariaDbTestServer::missing);
+        MariaDbTestServer server = started.get();
+        resources.add(server::destroy);
+        try (HikariDataSource setup = server.pool(1)) {
+            TestSchemas.create(setup, "mariadb", "fault_lock");
+        }
+        restartDuringContention(server::pool, server::stop, server::start);
     }
 
     private long lastToken() {

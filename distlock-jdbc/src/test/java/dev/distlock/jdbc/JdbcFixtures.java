@@ -37,13 +37,17 @@ public final class JdbcFixtures implements StoreFixture.Provider {
     /** The contract runs on these and on two set-ups of its own ({@link JdbcContractFixtures}). */
     @Override
     public List<String> contractIds() {
-        return List.of("h2", JdbcContractFixtures.H2_POSTGRES_MODE, "postgres", JdbcContractFixtures.QUORUM);
+        return List.of("h2", JdbcContractFixtures.H2_POSTGRES_MODE, "postgres", JdbcContractFixtures.QUORUM,
+                MariaDbFixture.ID);
     }
 
     @Override
     public StoreFixture.Availability start(String id) throws SQLException {
         if ("h2".equals(id)) {
             return new StoreFixture.Availability.Ready(H2.start());
+        }
+        if (MariaDbFixture.ID.equals(id)) {
+            return MariaDbFixture.start();
         }
         if (!"postgres".equals(id)) {
             return new StoreFixture.Availability.Ready(JdbcContractFixtures.start(id));

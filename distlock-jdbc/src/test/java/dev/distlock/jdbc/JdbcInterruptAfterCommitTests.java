@@ -42,7 +42,7 @@ class JdbcInterruptAfterCommitTests {
     private static final String TABLE = "interrupt_lock";
 
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void anInterruptAfterTheAcquireCommittedLeavesNoPhantomHolder(String name) throws Exception {
         try (TestDatabase database = TestDatabase.of(name)) {
             database.createTable(TABLE);
@@ -95,7 +95,7 @@ class JdbcInterruptAfterCommitTests {
      * the caller's back.
      */
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
     void aFailureToReturnTheConnectionAfterTheCommitStillDeliversTheGrant(String name) throws Exception {
         try (TestDatabase database = TestDatabase.of(name)) {
             database.createTable(TABLE);

@@ -18,7 +18,8 @@ import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.RenewalResult;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static dev.distlock.jdbc.Answers.answer;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ways that fail if a JVM clock were used: (1) every value the store sends the database is recorded, and none is a
  * time (no date-time type, no number that could be an epoch time): the only numbers are lease durations and, in a
  * release, the fencing token the database issued; and (2)
- * the lease end in the row is the database's {@code CURRENT_TIMESTAMP} plus the lease, measured on the database.
+ * the lease end in the row is the database's {@code CURRENT_TIMESTAMP} (MySQL/MariaDB: {@code UTC_TIMESTAMP}) plus
+ * the lease, measured on the database. On H2 and MariaDB.
  */
 class JdbcLeaseClockTests {
 
@@ -39,11 +41,14 @@ class JdbcLeaseClockTests {
 
     private final List<String> statements = new CopyOnWriteArrayList<>();
 
-    @Test
-    void theStoreSendsNoTimeOnlyDurationsAndTheDatabaseClockSetsTheLease() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.MARIADB })
+    void theStoreSendsNoTimeOnlyDurationsAndTheDatabaseClockSetsTheLease(String db) throws Exception {
         long[] token = { 0 }; // the one other number: the release gives the database back the token it issued
-        try (H2TestServer server = new H2TestServer(""); HikariDataSource pool = server.pool(2)) {
-            server.createTable(pool, "clock_lock");
+        boolean mysql = TestDatabase.MARIADB.equals(db);
+        try (TestDatabase database = TestDatabase.of(db)) {
+            database.createTable("clock_lock");
+            HikariDataSource pool = database.pool(2);
             JdbcLockStore store = new JdbcLockStore(recording(pool), JdbcLockConfig.defaults()
                     .withTableName("clock_lock"));
             LockRequest first = request("skew", "owner-a", 60_000);
@@ -55,16 +60,19 @@ class JdbcLeaseClockTests {
             assertThat(answer(store.renew(List.of(lease)))).containsExactly(RenewalResult.RENEWED);
 
             // The lease ends a minute after the database's now, whatever the JVM clock says.
-            try (PreparedStatement query = server.admin().prepareStatement("SELECT DATEDIFF(MILLISECOND, "
-                    + "CURRENT_TIMESTAMP, lease_until) FROM clock_lock WHERE lock_name = 'skew'");
-                    ResultSet row = query.executeQuery()) {
-                assertThat(row.next()).isTrue();
-                assertThat(row.getLong(1)).isBetween(55_000L, 60_000L);
-            }
+            Object remaining = database.queryValue(mysql
+                    ? "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), lease_until) DIV 1000 FROM clock_lock"
+                            + " WHERE lock_name = ?"
+                    : "SELECT DATEDIFF(MILLISECOND, CURRENT_TIMESTAMP, lease_until) FROM clock_lock"
+                            + " WHERE lock_name = ?", "skew");
+            assertThat(((Number) remaining).longValue()).isBetween(55_000L, 60_000L);
             assertThat(answer(store.release(lease))).isEqualTo(ReleaseResult.RELEASED);
             store.close();
         }
-        assertThat(statements).isNotEmpty().allSatisfy(sql -> assertThat(sql).contains("CURRENT_TIMESTAMP"));
+        // MySQL's acquire reads its token back by name and owner: the one statement without the clock.
+        String readBack = new LockRowSql("clock_lock", new MySqlDialect()).grantedToken();
+        assertThat(statements).isNotEmpty().filteredOn(sql -> !sql.equals(readBack)).isNotEmpty()
+                .allSatisfy(sql -> assertThat(sql).contains(mysql ? "UTC_TIMESTAMP" : "CURRENT_TIMESTAMP"));
         assertThat(sent).isNotEmpty().allSatisfy(value -> {
             assertThat(value).isNotInstanceOfAny(java.util.Date.class, java.time.temporal.Temporal.class);
             if (value instanceof Number number && number.longValue() != token[0]) {

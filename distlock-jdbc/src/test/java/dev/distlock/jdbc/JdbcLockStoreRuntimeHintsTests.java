@@ -26,7 +26,8 @@ class JdbcLockStoreRuntimeHintsTests {
     void everySchemaScriptIsAResource() throws IOException {
         Resource[] scripts = new PathMatchingResourcePatternResolver()
                 .getResources("classpath*:dev/distlock/jdbc/schema-*.sql");
-        assertThat(scripts).extracting(Resource::getFilename).contains("schema-h2.sql", "schema-postgresql.sql");
+        assertThat(scripts).extracting(Resource::getFilename).contains("schema-h2.sql", "schema-postgresql.sql",
+                "schema-mysql.sql");
         assertThat(scripts).allSatisfy(script -> assertThat(RuntimeHintsPredicates.resource()
                 .forResource("dev/distlock/jdbc/" + script.getFilename())).accepts(hints));
     }

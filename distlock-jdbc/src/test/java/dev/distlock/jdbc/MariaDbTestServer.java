@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
  * {@code mariadb-server}: {@code /usr/sbin/mariadbd} and {@code mariadb-install-db}, or {@code DISTLOCK_MARIADB_BIN}
  * for the directory of both) in a temporary directory on a free loopback port, without grant tables (the tests
  * test SQL, not accounts). One server per test JVM, shared by the test classes and stopped by a shutdown hook.
- * Where the binaries are missing, {@link #shared()} skips the calling tests with a visible reason.
+ * Where the binaries are missing, {@link #shared()} skips the calling tests with a visible reason. A fixture that
+ * stops and starts its server has one of its own ({@link #startNew()}).
  */
 final class MariaDbTestServer {
 
@@ -39,14 +40,16 @@ final class MariaDbTestServer {
 
     private static String missing = "";
 
-    private final Process process;
+    private final List<String> command;
 
     private final Path directory;
 
     private final int port;
 
-    private MariaDbTestServer(Process process, Path directory, int port) {
-        this.process = process;
+    private Process process;
+
+    private MariaDbTestServer(List<String> command, Path directory, int port) {
+        this.command = List.copyOf(command);
         this.directory = directory;
         this.port = port;
     }
@@ -57,13 +60,17 @@ final class MariaDbTestServer {
      */
     static synchronized MariaDbTestServer shared() {
         if (shared == null) {
-            shared = start();
+            shared = startNew();
         }
         Assumptions.assumeTrue(shared.isPresent(), () -> missing);
         return shared.get();
     }
 
-    private static Optional<MariaDbTestServer> start() {
+    /**
+     * @return a server of its own (a fixture that stops and starts it), or empty without the binaries (then
+     *         {@link #missing()} says why)
+     */
+    static synchronized Optional<MariaDbTestServer> startNew() {
         String configured = System.getenv("DISTLOCK_MARIADB_BIN");
         List<Path> candidates = (configured != null && !configured.isBlank()) ? List.of(Path.of(configured))
                 : List.of(Path.of("/usr/sbin"), Path.of("/usr/bin"));
@@ -81,29 +88,24 @@ final class MariaDbTestServer {
             Path directory = Files.createTempDirectory("distlock-mariadb");
             String data = directory.resolve("data").toString();
             List<String> asRoot = isRoot() ? List.of("--user=root") : List.of();
+            // A temporary directory of its own: servers sharing /tmp collide on their temporary tables' file names
+            // (seen with a second server installing at the same time).
+            String tmp = Files.createDirectory(directory.resolve("tmp")).toString();
             List<String> install = new ArrayList<>(List.of(installDb.get().toString(), "--no-defaults",
-                    "--datadir=" + data, "--skip-test-db", "--auth-root-authentication-method=normal"));
+                    "--datadir=" + data, "--tmpdir=" + tmp, "--skip-test-db",
+                    "--auth-root-authentication-method=normal"));
             install.addAll(asRoot);
             run(directory, install);
             int port = H2TestServer.freePort();
             List<String> command = new ArrayList<>(List.of(server.get().toString(), "--no-defaults",
-                    "--datadir=" + data, "--port=" + port, "--bind-address=127.0.0.1",
+                    "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + port, "--bind-address=127.0.0.1",
                     "--socket=" + directory.resolve("mariadb.sock"), "--pid-file=" + directory.resolve("mariadb.pid"),
                     "--skip-grant-tables", "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",
                     "--innodb-flush-log-at-trx-commit=0"));
             command.addAll(asRoot);
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(directory.resolve("server.log").toFile()).start();
-            MariaDbTestServer started = new MariaDbTestServer(process, directory, port);
+            MariaDbTestServer started = new MariaDbTestServer(command, directory, port);
+            started.start();
             Runtime.getRuntime().addShutdownHook(new Thread(started::destroy, "mariadb-test-server-stop"));
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-                    .until(() -> {
-                        try (Connection connection = DriverManager.getConnection(started.url(""));
-                                Statement statement = connection.createStatement()) {
-                            statement.execute("CREATE DATABASE IF NOT EXISTS distlock");
-                            return true;
-                        }
-                    });
             log.info("MariaDB test server from {} on 127.0.0.1:{} in {}", server.get(), port, directory);
             return Optional.of(started);
         }
@@ -112,9 +114,60 @@ final class MariaDbTestServer {
         }
     }
 
+    /** @return why {@link #startNew()} found no server */
+    static String missing() {
+        return missing;
+    }
+
+    /** Starts the server (again, after {@link #stop()}: same port, same data) and waits until it answers. */
+    synchronized void start() {
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile()))
+                    .start();
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start mariadbd", ex);
+        }
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                .until(() -> {
+                    try (Connection connection = DriverManager.getConnection(url(""));
+                            Statement statement = connection.createStatement()) {
+                        statement.execute("CREATE DATABASE IF NOT EXISTS distlock");
+                        return true;
+                    }
+                });
+    }
+
+    /** Stops the server cleanly (its connections fail until {@link #start()}). */
+    synchronized void stop() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    /** @return the server's version, as it reports it */
+    String version() {
+        try (Connection connection = admin()) {
+            return connection.getMetaData().getDatabaseProductVersion();
+        }
+        catch (SQLException ex) {
+            return "(version unknown)";
+        }
+    }
+
     private static void run(Path directory, List<String> command) throws IOException {
         File log = directory.resolve("install.log").toFile();
-        Process install = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log);
+        builder.environment().put("TMPDIR", directory.resolve("tmp").toString());
+        Process install = builder.start();
         try {
             if (!install.waitFor(2, TimeUnit.MINUTES) || install.exitValue() != 0) {
                 install.destroyForcibly();
@@ -157,7 +210,11 @@ final class MariaDbTestServer {
         return new HikariDataSource(config);
     }
 
-    private void destroy() {
+    /** Stops the server for good and deletes its directory. */
+    synchronized void destroy() {
+        if (process == null || !Files.exists(directory)) {
+            return;
+        }
         process.destroy();
         try {
             if (!process.waitFor(20, TimeUnit.SECONDS)) {

@@ -12,8 +12,8 @@ import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * One database for tests that run the same on H2 (served over TCP by this JVM) and on PostgreSQL (the shared
- * {@link PostgresTestServer}; the test is skipped, visibly, where this machine has no PostgreSQL binaries), or, for
- * plain SQL without the lock table, on MariaDB ({@link MariaDbTestServer}, skipped the same way): pools
+ * {@link PostgresTestServer}; the test is skipped, visibly, where this machine has no PostgreSQL binaries) and on
+ * MariaDB ({@link MariaDbTestServer}, shared too, skipped the same way): pools
  * for the nodes, a fresh lock table, and plain queries for checking. Closing it closes the pools it made.
  */
 final class TestDatabase implements AutoCloseable {
@@ -25,7 +25,7 @@ final class TestDatabase implements AutoCloseable {
 
     static final String POSTGRESQL = "postgresql";
 
-    /** For SQL on MariaDB only (the lock store has no MariaDB schema): no {@link #createTable}. */
+    /** MariaDB ({@link MariaDbTestServer}), with the MySQL dialect and script. */
     static final String MARIADB = "mariadb";
 
     private final String name;
