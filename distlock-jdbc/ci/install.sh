@@ -13,13 +13,13 @@ else
     echo "PostgreSQL could not be installed: the distlock-jdbc PostgreSQL tests will be skipped"
 fi
 
-# The fencing tests (FencedJdbcTests) also run on MariaDB, started the same way from Debian's mariadb-server
-# (MariaDbTestServer), and skip, saying so, without it.
+# The store's contract suite (fixture "mariadb"), its MariaDB tests and the fencing tests run on MariaDB too,
+# started the same way from Debian's mariadb-server (MariaDbTestServer), and skip, saying so, without it.
 mariadb_installed() { [ -x /usr/sbin/mariadbd ] && command -v mariadb-install-db >/dev/null 2>&1; }
 
 mariadb_installed || apt_install mariadb-server
 if mariadb_installed; then
-    echo "MariaDB binaries found: the distlock-jdbc fencing tests run on MariaDB"
+    echo "MariaDB binaries found: the distlock-jdbc store and fencing tests run on MariaDB"
 else
-    echo "MariaDB could not be installed: the distlock-jdbc fencing tests skip MariaDB"
+    echo "MariaDB could not be installed: the distlock-jdbc store and fencing tests skip MariaDB"
 fi
