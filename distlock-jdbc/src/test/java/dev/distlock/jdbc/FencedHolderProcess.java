@@ -42,7 +42,10 @@ public final class FencedHolderProcess {
         pool.setUsername("sa");
         pool.setMaximumPoolSize(2);
         StoreLockService locks = new StoreLockService(new JdbcLockStore(pool, JdbcLockConfig.defaults()
-                .withTableName(args[1])), LockConfig.defaults(), LockListener.NONE);
+                .withTableName(args[1])), LockConfig.defaults()
+                        // A cold JVM's first statements on a busy machine can take seconds (seen: a holder that never
+                        // locked on PostgreSQL with the 2 s default); the scene starts once it holds the lock.
+                        .withCommandTimeout(Duration.ofSeconds(15)), LockListener.NONE);
         locks.start();
         String table = args[4];
         boolean guarded = args[5].equals("guarded");

@@ -111,6 +111,7 @@ class FrozenHolderFencingTests {
 
     private static String next(BlockingQueue<String> lines, String... prefixes) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        StringBuilder others = new StringBuilder();
         while (System.nanoTime() < deadline) {
             String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (line != null) {
@@ -119,9 +120,11 @@ class FrozenHolderFencingTests {
                         return line;
                     }
                 }
+                others.append('\n').append(line);
             }
         }
-        throw new AssertionError("The holder JVM printed no line starting with " + String.join(" or ", prefixes));
+        throw new AssertionError("The holder JVM printed no line starting with " + String.join(" or ", prefixes)
+                + " within 60 s; it printed:" + others);
     }
 
     private long balance() {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
@@ -18,6 +19,7 @@ import dev.distlock.annotation.DistributedLock;
 import dev.distlock.autoconfigure.LockProblemDetailsHandler;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.fencing.StaleTokenException;
 import dev.distlock.embedded.RedisServersExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,10 +94,10 @@ class LockProblemDetailsWebTests {
                     type -> assertThat(type).startsWith("application/problem+json"));
             assertThat(JsonPath.<Integer>read(response.body(), "$.status")).isEqualTo(503);
             assertThat(JsonPath.<String>read(response.body(), "$.title")).isEqualTo("Lock not acquired in time");
-            assertThat(JsonPath.<String>read(response.body(), "$.detail")).isEqualTo("Lock 'stock:1' of "
-                    + StockService.class.getName() + ".deduct not acquired within 100 ms; held by "
-                    + context.getBean(StoreLockService.class).config().instanceId() + " (fencing token "
-                    + held.fencingToken() + ")");
+            // Written for the client: the lock and the wait, never the holder, the method or the store's error.
+            assertThat(JsonPath.<String>read(response.body(), "$.detail"))
+                    .isEqualTo("Lock 'stock:1' was not acquired within 100 ms; nothing ran")
+                    .doesNotContain(context.getBean(StoreLockService.class).config().instanceId());
             assertThat(JsonPath.<List<String>>read(response.body(), "$.locks")).containsExactly("stock:1");
             assertThat(JsonPath.<Integer>read(response.body(), "$.waitMillis")).isEqualTo(100);
             held.unlock();
@@ -107,6 +109,28 @@ class LockProblemDetailsWebTests {
             assertThat(down.headers().firstValue("Retry-After")).contains("3");
             assertThat(JsonPath.<String>read(down.body(), "$.title")).isEqualTo("Lock store unavailable");
             assertThat(JsonPath.<List<String>>read(down.body(), "$.locks")).containsExactly("report");
+            assertThat(JsonPath.<String>read(down.body(), "$.detail"))
+                    .isEqualTo("The lock store did not answer; nothing ran");
+        }
+    }
+
+    @Test
+    void aLostLockAndARefusedWriteAre503LockLost() throws Exception {
+        try (ConfigurableApplicationContext context = start(App.class, "--distlock.problem-details.enabled=true")) {
+            HttpResponse<String> stale = post(context, "/stale");
+            assertThat(stale.statusCode()).isEqualTo(503);
+            assertThat(stale.headers().firstValue("Retry-After")).contains("1");
+            assertThat(JsonPath.<String>read(stale.body(), "$.title")).isEqualTo("Lock lost");
+            assertThat(JsonPath.<String>read(stale.body(), "$.detail"))
+                    .isEqualTo("A newer lock holder wrote first; this write changed nothing");
+            assertThat(JsonPath.<Integer>read(stale.body(), "$.fencingToken")).isEqualTo(5);
+            assertThat(JsonPath.<Integer>read(stale.body(), "$.seenToken")).isEqualTo(9);
+
+            HttpResponse<String> lost = post(context, "/lost");
+            assertThat(lost.statusCode()).isEqualTo(503);
+            assertThat(JsonPath.<String>read(lost.body(), "$.title")).isEqualTo("Lock lost");
+            assertThat(JsonPath.<String>read(lost.body(), "$.detail"))
+                    .isEqualTo("The lock was lost while the request ran");
         }
     }
 
@@ -168,6 +192,16 @@ class LockProblemDetailsWebTests {
         @PostMapping("/stock/{id}/deduct")
         String deduct(@PathVariable("id") long id) {
             return stock.deduct(id);
+        }
+
+        @PostMapping("/stale")
+        String stale() {
+            throw new StaleTokenException("accounts row 2", 5, 9L);
+        }
+
+        @PostMapping("/lost")
+        String lost() {
+            throw new LeaseLostException("The lease of lock 'report' (fencing token 7) was lost");
         }
 
         @PostMapping("/down")
