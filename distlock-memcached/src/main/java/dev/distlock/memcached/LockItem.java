@@ -1,0 +1,37 @@
+package dev.distlock.memcached;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A name's item, {@code token|leaseEndMicros|owner|holder}: the fencing token, the lease's end on the writer's token
+ * clock (for {@code describe} only: the item's expiry is what frees the name), the owner token and the holder's
+ * instance id (last: it may hold any character). A released name keeps a <em>free</em> item (owner {@code -}, never
+ * an owner token) for a while, whose token is the floor of the name's next one.
+ */
+record LockItem(long token, long leaseEndMicros, String owner, String holder) {
+
+    /** @param floor the token the next one must be above @return a free item */
+    static LockItem free(long floor) {
+        return new LockItem(floor, 0, "-", "");
+    }
+
+    boolean isFree() {
+        return "-".equals(owner);
+    }
+
+    String encode() {
+        return token + "|" + leaseEndMicros + "|" + owner + "|" + holder;
+    }
+
+    /** @param value an item's value, or null @return the item; null for none or a value of another kind */
+    static @Nullable LockItem decode(@Nullable String value) {
+        String[] fields = value == null ? new String[0] : value.split("\\|", 4);
+        try {
+            return fields.length < 4 ? null
+                    : new LockItem(Long.parseLong(fields[0]), Long.parseLong(fields[1]), fields[2], fields[3]);
+        }
+        catch (NumberFormatException ex) {
+            return null;
+        }
+    }
+}
