@@ -65,9 +65,10 @@ final class MemcachedServers implements AutoCloseable {
             String risk = "Memcached at " + server + " may evict items under memory pressure (stats settings: "
                     + "evictions " + evictions + "), which would silently free a held lock";
             if (!"off".equals(evictions) && !config.allowEvictions()) {
-                refusal = risk + ". Run it with `memcached -M` (evictions off), or set "
+                String refused = risk + ". Run it with `memcached -M` (evictions off), or set "
                         + "distlock.memcached.allow-evictions=true to accept that risk";
-                throw new LockUnavailableException(risk + ": refused, see distlock.memcached.allow-evictions");
+                refusal = refused;
+                throw new LockUnavailableException(refused);
             }
             else if (!"off".equals(evictions)) {
                 log.warn("{}: accepted as distlock.memcached.allow-evictions=true. Run it with `memcached -M`", risk);
