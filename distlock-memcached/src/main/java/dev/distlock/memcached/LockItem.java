@@ -3,14 +3,12 @@ package dev.distlock.memcached;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A name's item, {@code token|leaseEndMicros|owner|holder}: the fencing token, the lease's end on the writer's token
- * clock (for {@code describe} only: the item's expiry is what frees the name), the owner token and the holder's
- * instance id (last: it may hold any character). A released name keeps a <em>free</em> item (owner {@code -}, never
- * an owner token) for a while, whose token is the floor of the name's next one.
+ * A name's item, {@code token|leaseEndMicros|owner|holder}: the fencing token, the lease's end by the writer's token
+ * clock (for {@code describe}; the item's expiry is what frees the name), the owner token and the holder's instance id
+ * (last: any character). A free item (owner {@code -}, never an owner token) keeps the floor of the next token.
  */
 record LockItem(long token, long leaseEndMicros, String owner, String holder) {
 
-    /** @param floor the token the next one must be above @return a free item */
     static LockItem free(long floor) {
         return new LockItem(floor, 0, "-", "");
     }

@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,17 +29,15 @@ import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Memcached {@link LockStore}, on Folsom: a name is one item ({@link LockItem}) on one of the servers
- * ({@link MemcachedServers}). Acquire is {@code add} with the lease as expiry
- * (one round trip for a name without item); an item that is free or the request's own is taken by {@code gets} and
- * {@code cas}. Renewal and every release are {@code gets} and {@code cas}, owner-checked. The expiry is the lease
- * rounded up to whole seconds plus one, as an item set for {@code n} s lives {@code n - 1} to {@code n} s (the
- * server's clock ticks once a second): never earlier than the end the engine counts. Tokens
- * ({@link StoreTraits.TokenSource#CLOCK}) are at least the token clock in µs and above the token of the name's item; a
- * release leaves a free item with the floor for as long as a lease. After a restart that emptied the server tokens
- * come from the clock alone, above every earlier one while the instances' clocks differ by less than the restart
- * takes. Memcached has no notifications: a waiter backs off 20 ms, doubling per busy answer up to the engine's
- * 500 ms, jittered; this JVM's releases wake its waiters at once. No permits; a reader holds the name alone.
+ * The Memcached {@link LockStore}: a name is one item ({@link LockItem}) on one of the {@link MemcachedServers}.
+ * Acquire is {@code add} with the lease as expiry (one round trip); a free item, or the request's own, is taken by
+ * {@code gets} and {@code cas}, as renewals and releases are, owner-checked. The expiry is the lease rounded up to
+ * whole seconds plus one, since an item set for {@code n} s lives {@code n - 1} to {@code n} s (the server's clock
+ * ticks once a second): it never ends before the lease the engine counts. Tokens
+ * ({@link StoreTraits.TokenSource#CLOCK}) are at least the token clock in µs and above the item's; a release leaves a
+ * free item with the floor for a lease. Memcached has no notifications: a waiter backs off 20 ms, doubling per busy
+ * answer up to the engine's 500 ms (each jittered down to half). No permits; a reader holds the name alone. The
+ * guarantee and its limits: docs/how-to/memcached.md.
  */
 public final class MemcachedLockStore implements LockStore {
 
@@ -57,7 +55,7 @@ public final class MemcachedLockStore implements LockStore {
 
     /**
      * @param config the settings
-     * @return a store on clients of its own (closed with it), its servers checked ({@link MemcachedServers})
+     * @return a store on a client of its own (closed with it), the servers checked ({@link MemcachedServers})
      * @throws IllegalStateException when a server may evict and {@code distlock.memcached.allow-evictions} is false
      */
     public static MemcachedLockStore connect(MemcachedLockConfig config) {
@@ -84,42 +82,43 @@ public final class MemcachedLockStore implements LockStore {
 
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
-        String key = key(keyPrefix, request.name());
         int expiry = expirySeconds(request.leaseTime());
         LockItem mine = held(request, servers.clockMicros());
-        return servers.ready().thenCompose(client -> client.add(key, mine.encode(), expiry)).thenCompose(added ->
-                added == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine) : update(request.name(), expiry,
-                        item -> item.isFree() ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
-                                : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null, TRIES))
+        return servers.ready().thenCompose(client -> client.add(key(keyPrefix, request.name()), mine.encode(), expiry))
+                .thenCompose(added -> added == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
+                        : update(request.name(), expiry, item -> item.isFree()
+                                ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
+                                : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null,
+                                TRIES))
                 .thenApply(taken -> answer(request, waiting, taken));
     }
 
-    /** Granted, or busy with the request's back-off: 20 ms doubling per busy answer up to 500 ms, jittered. */
     private Attempt answer(LockRequest request, Waiting waiting, @Nullable LockItem taken) {
         if (taken != null || waiting instanceof Waiting.LastTry) {
             busyAnswers.remove(request.ownerToken());
             return taken != null ? Attempt.granted(taken.token()) : Attempt.busy(Duration.ofMillis(1));
         }
-        int busy = busyAnswers.merge(request.ownerToken(), 1, Integer::sum);
-        long ceiling = Math.min(500, 20L << Math.min(busy - 1, 5));
+        long ceiling = Math.min(500, 10L << Math.min(busyAnswers.merge(request.ownerToken(), 1, Integer::sum), 6));
         return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1)));
     }
 
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
         busyAnswers.remove(request.ownerToken());
-        return update(request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(
-                request.ownerToken()) ? LockItem.free(item.token()) : null, TRIES).thenAccept(freed -> { });
+        return release(request, 0).thenAccept(freed -> { });
     }
 
     /** The lease's token may be above its item's (local hand-offs): the floor takes it. */
     @Override
     public CompletionStage<ReleaseResult> release(Lease lease) {
-        LockRequest request = lease.request();
-        busyAnswers.remove(request.ownerToken());
-        return update(request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(
-                request.ownerToken()) ? LockItem.free(Math.max(item.token(), lease.fencingToken())) : null, TRIES)
+        busyAnswers.remove(lease.request().ownerToken());
+        return release(lease.request(), lease.fencingToken())
                 .thenApply(freed -> freed != null ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
+    }
+
+    private CompletionStage<@Nullable LockItem> release(LockRequest request, long floor) {
+        return update(request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(
+                request.ownerToken()) ? LockItem.free(Math.max(item.token(), floor)) : null, TRIES);
     }
 
     /** The floor takes the forcer's clock: the holder's local hand-offs may be above its item's token. */
@@ -160,7 +159,7 @@ public final class MemcachedLockStore implements LockStore {
 
     /**
      * Writes by CAS what {@code change} makes of the name's item (null: nothing), again when another write came
-     * between; a freed name wakes this JVM's waiters at once (others' come back after their back-off).
+     * between; a freed name wakes this JVM's waiters at once (other JVMs' come back after their back-off).
      *
      * @return the item written, or null
      */

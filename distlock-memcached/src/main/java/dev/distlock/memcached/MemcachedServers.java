@@ -5,27 +5,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import com.spotify.folsom.AsciiMemcacheClient;
 import com.spotify.folsom.MemcacheClientBuilder;
 import com.spotify.folsom.MemcachedStats;
-import dev.distlock.LockUnavailableException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The servers, through one Folsom client (several servers: Folsom's consistent hashing places each key on one, and
- * never moves it while that one is down), checked before they serve a lock, and the token clock.
+ * The servers behind one Folsom client (its consistent hashing puts each key on one server, and never moves it while
+ * that one is down), checked before they serve a lock, and the token clock.
  * <p>
- * The check: an item evicted under memory pressure would free a held lock silently, so every server's
- * {@code stats settings} must say {@code evictions off} ({@code memcached -M}), or
- * {@code distlock.memcached.allow-evictions=true} lets it serve after a WARN. Until the check passed, calls fail.
- * <p>
- * The token clock is this JVM's wall clock in µs. Memcached's ({@code stats time}) counts whole seconds, too coarse
- * to order tokens, so it only guards: when this clock is more than 1.5 s off it (beyond its resolution), tokens follow
- * the server's clock (an offset read at the check, with a WARN), so one wrong clock cannot issue tokens far below.
+ * The check: an evicted item would free a held lock silently, so every server's {@code stats settings} must say
+ * {@code evictions off} ({@code memcached -M}), or {@code distlock.memcached.allow-evictions=true} lets it serve after
+ * a WARN. Calls fail until the check passed. The token clock is this JVM's wall clock in µs; Memcached's
+ * ({@code stats time}) counts whole seconds, too coarse to order tokens, so it guards: more than 1.5 s off it, the
+ * tokens follow the server's clock (with a WARN), so that one wrong clock cannot issue tokens far below the others'.
  */
 final class MemcachedServers implements AutoCloseable {
 
@@ -33,7 +32,6 @@ final class MemcachedServers implements AutoCloseable {
     private final MemcachedLockConfig config;
     private final AsciiMemcacheClient<String> client;
     private volatile @Nullable CompletableFuture<AsciiMemcacheClient<String>> checked;
-    private volatile @Nullable String refusal;
     private volatile long offsetMicros;
 
     MemcachedServers(MemcachedLockConfig config) {
@@ -59,18 +57,17 @@ final class MemcachedServers implements AutoCloseable {
         return check;
     }
 
-    private AsciiMemcacheClient<String> accept(Map<String, MemcachedStats> settings, Map<String, MemcachedStats> stats) {
+    private AsciiMemcacheClient<String> accept(Map<String, MemcachedStats> settings,
+            Map<String, MemcachedStats> stats) {
         settings.forEach((server, values) -> {
             String evictions = values.getStats().getOrDefault("evictions", "on");
             String risk = "Memcached at " + server + " may evict items under memory pressure (stats settings: "
                     + "evictions " + evictions + "), which would silently free a held lock";
             if (!"off".equals(evictions) && !config.allowEvictions()) {
-                String refused = risk + ". Run it with `memcached -M` (evictions off), or set "
-                        + "distlock.memcached.allow-evictions=true to accept that risk";
-                refusal = refused;
-                throw new LockUnavailableException(refused);
+                throw new IllegalStateException(risk + ". Run it with `memcached -M` (evictions off), or set "
+                        + "distlock.memcached.allow-evictions=true to accept that risk");
             }
-            else if (!"off".equals(evictions)) {
+            if (!"off".equals(evictions)) {
                 log.warn("{}: accepted as distlock.memcached.allow-evictions=true. Run it with `memcached -M`", risk);
             }
         });
@@ -83,22 +80,17 @@ final class MemcachedServers implements AutoCloseable {
         return client;
     }
 
-    /**
-     * Checks the servers at start-up; one that does not answer in time is checked at the first call.
-     *
-     * @throws IllegalStateException when a server may evict and {@code distlock.memcached.allow-evictions} is false
-     */
+    /** Checks the servers at start; one that does not answer in time is checked at the first call. */
     void checkAtStart() {
         try {
             ready().toCompletableFuture().get(config.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
         }
-        catch (Exception ex) {
-            if (ex instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            String refused = refusal;
-            if (refused != null) {
-                throw new IllegalStateException(refused, ex);
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            if (ex.getCause() instanceof IllegalStateException refused) { // a server that may evict
+                throw new IllegalStateException(refused.getMessage(), refused);
             }
             log.warn("Memcached did not answer at start ({}): it is checked at the first call", ex.toString());
         }

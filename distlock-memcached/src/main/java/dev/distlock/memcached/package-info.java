@@ -1,11 +1,8 @@
 /**
- * The Memcached lock store: {@link dev.distlock.memcached.MemcachedLockStore} and its settings
- * {@link dev.distlock.memcached.MemcachedLockConfig}.
- * <p>
- * The client is Spotify's Folsom ({@code com.spotify:folsom}): maintained, non-blocking on Netty, and its answers are
- * {@link java.util.concurrent.CompletionStage}s, which the store SPI takes as they are (no {@code BlockingCalls}
- * pool), with CAS on the ascii protocol ({@code gets}/{@code cas}). spymemcached (last released 2017) and
- * xmemcached answer through blocking or callback-style futures that would need a pool or an adapter per call.
+ * The Memcached lock store ({@link dev.distlock.memcached.MemcachedLockStore}). Its client is Spotify's Folsom: kept
+ * up to date, non-blocking on Netty, with {@link java.util.concurrent.CompletionStage} answers that the store SPI
+ * takes as they are (no {@code BlockingCalls} pool) and CAS on the ascii protocol; spymemcached (last release 2017)
+ * and xmemcached answer through blocking or callback futures that would need a pool or an adapter per call.
  */
 @NullMarked
 package dev.distlock.memcached;

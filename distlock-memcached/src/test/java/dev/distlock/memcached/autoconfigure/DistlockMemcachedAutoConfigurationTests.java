@@ -93,7 +93,8 @@ class DistlockMemcachedAutoConfigurationTests {
     void distlockStoreMemcachedChoosesItWhenAnotherStoreIsOnTheClassPathToo() {
         runner.withPropertyValues("distlock.store=memcached", servers(), "distlock.key-prefix=boot-chosen")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(MemcachedLockStore.class).doesNotHaveBean(InMemoryLockStore.class);
+                    assertThat(context).hasSingleBean(MemcachedLockStore.class)
+                            .doesNotHaveBean(InMemoryLockStore.class);
                     try (LockHandle handle = context.getBean(LockService.class).lock("orders:1")) {
                         assertThat(Raw.value("boot-chosen:orders%3A1")).startsWith(handle.fencingToken() + "|");
                     }
