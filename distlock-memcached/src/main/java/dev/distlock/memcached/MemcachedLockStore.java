@@ -59,15 +59,7 @@ public final class MemcachedLockStore implements LockStore {
      * @throws IllegalStateException when a server may evict and {@code distlock.memcached.allow-evictions} is false
      */
     public static MemcachedLockStore connect(MemcachedLockConfig config) {
-        MemcachedServers servers = new MemcachedServers(config);
-        try {
-            servers.checkAtStart();
-        }
-        catch (IllegalStateException ex) {
-            servers.close();
-            throw ex;
-        }
-        return new MemcachedLockStore(servers, config.keyPrefix());
+        return new MemcachedLockStore(new MemcachedServers(config).checkAtStart(), config.keyPrefix());
     }
 
     @Override

@@ -80,8 +80,13 @@ final class MemcachedServers implements AutoCloseable {
         return client;
     }
 
-    /** Checks the servers at start; one that does not answer in time is checked at the first call. */
-    void checkAtStart() {
+    /**
+     * Checks the servers at start; one that does not answer in time is checked at the first call.
+     *
+     * @return these servers
+     * @throws IllegalStateException when a server may evict and evictions are not allowed (the client is closed)
+     */
+    MemcachedServers checkAtStart() {
         try {
             ready().toCompletableFuture().get(config.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
         }
@@ -90,10 +95,12 @@ final class MemcachedServers implements AutoCloseable {
         }
         catch (ExecutionException | TimeoutException ex) {
             if (ex.getCause() instanceof IllegalStateException refused) { // a server that may evict
+                close();
                 throw new IllegalStateException(refused.getMessage(), refused);
             }
             log.warn("Memcached did not answer at start ({}): it is checked at the first call", ex.toString());
         }
+        return this;
     }
 
     /** @return the token clock, in µs */

@@ -14,11 +14,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * The Memcached lock store on Folsom clients of its own (closed with the context), connected where the
- * {@link MemcachedConnectionDetails} say; keys start with {@code distlock.key-prefix} and {@code :}, calls are bounded
- * by {@code distlock.command-timeout}, and a server that may evict fails start-up unless
- * {@code distlock.memcached.allow-evictions=true}. Chosen when Folsom is the only store client on the class path, or
- * by {@code distlock.store=memcached}.
+ * The Memcached lock store on a Folsom client of its own (closed with the context), connected where the
+ * {@link MemcachedConnectionDetails} say; chosen when Folsom is the only store client on the class path, or by
+ * {@code distlock.store=memcached}.
  */
 @AutoConfiguration(before = DistlockAutoConfiguration.class)
 @ConditionalOnClass({ MemcachedLockStore.class, MemcacheClient.class })
