@@ -78,6 +78,7 @@ public final class MemcachedLockStore implements LockStore {
         LockItem mine = held(request, servers.clockMicros());
         return servers.ready().thenCompose(client -> client.add(key(keyPrefix, request.name()), mine.encode(), expiry))
                 .thenCompose(added -> added == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
+                        : added != MemcacheStatus.ITEM_NOT_STORED ? failed(request.name(), added)
                         : update(request.name(), expiry, item -> item.isFree()
                                 ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
                                 : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null,
@@ -168,11 +169,17 @@ public final class MemcachedLockStore implements LockStore {
                 if (set == MemcacheStatus.OK && next.isFree()) {
                     events.released(name, null);
                 }
-                return set == MemcacheStatus.OK ? CompletableFuture.completedFuture(next) : tries > 1
-                        ? update(name, expiry, change, tries - 1) : CompletableFuture.failedFuture(
-                                new LockUnavailableException("Lock '" + name + "' kept changing in Memcached: " + set));
+                return set == MemcacheStatus.OK ? CompletableFuture.completedFuture(next)
+                        : (set == MemcacheStatus.KEY_EXISTS || set == MemcacheStatus.KEY_NOT_FOUND) && tries > 1
+                        ? update(name, expiry, change, tries - 1) : failed(name, set); // another write came between
             });
         }));
+    }
+
+    /** A full server ({@code -M}: out of memory rather than evicting) or an error fails the call. */
+    private static <T> CompletableFuture<T> failed(String name, MemcacheStatus status) {
+        return CompletableFuture.failedFuture(new LockUnavailableException("Memcached answered " + status
+                + " for lock '" + name + "'"));
     }
 
     private LockItem held(LockRequest request, long token) {
