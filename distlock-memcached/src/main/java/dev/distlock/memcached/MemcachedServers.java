@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * The check: an evicted item would free a held lock silently, so every server's {@code stats settings} must say
  * {@code evictions off} ({@code memcached -M}), or {@code distlock.memcached.allow-evictions=true} lets it serve after
  * a WARN. Calls fail until the check passed. The token clock is this JVM's wall clock in µs; Memcached's
- * ({@code stats time}) counts whole seconds, too coarse to order tokens, so it guards: more than 1.5 s off it, the
+ * ({@code stats time}) counts whole seconds, too coarse to order tokens, so it guards: more than 3 s off it, the
  * tokens follow the server's clock (with a WARN), so that one wrong clock cannot issue tokens far below the others'.
  */
 final class MemcachedServers implements AutoCloseable {
@@ -72,8 +72,9 @@ final class MemcachedServers implements AutoCloseable {
             }
         });
         String time = stats.values().iterator().next().getStats().get("time");
-        long off = time == null ? 0 : Long.parseLong(time) * 1_000_000 + 500_000 - localMicros(); // mid-second
-        offsetMicros = Math.abs(off) > 1_500_000 ? off : 0;
+        // Memcached's time lags the wall clock by up to 2 s (whole seconds, a tick per second): 3 s is clearly wrong.
+        long off = time == null ? 0 : Long.parseLong(time) * 1_000_000 + 500_000 - localMicros();
+        offsetMicros = Math.abs(off) > 3_000_000 ? off : 0;
         if (offsetMicros != 0) {
             log.warn("This JVM's clock is {} ms off Memcached's: fencing tokens follow the server's clock", off / 1000);
         }
