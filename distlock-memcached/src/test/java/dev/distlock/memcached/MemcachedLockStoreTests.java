@@ -7,6 +7,7 @@ import java.util.List;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInfo;
 import dev.distlock.LockOptions;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
@@ -110,5 +111,18 @@ class MemcachedLockStoreTests {
         }
         assertThat(server.value("fixture:item")).as("released: the floor is left")
                 .matches("[0-9]+\\|0\\|-\\|");
+    }
+
+    @Test
+    void aFullServerWithEvictionsOffFailsTheLockClosedInsteadOfEvicting() {
+        try (MemcachedTestServer full = MemcachedTestServer.start(false, 2)) {
+            StoreLockService node = new StoreLockService(MemcachedLockStore.connect(MemcachedFixtures.config(
+                    full.address(), Duration.ofSeconds(2))), LockConfig.defaults(), LockListener.NONE);
+            node.start();
+            nodes.add(node);
+            full.fillUp();
+            assertThatThrownBy(() -> node.lock("full")).isInstanceOf(LockUnavailableException.class)
+                    .hasStackTraceContaining("OUT_OF_MEMORY");
+        }
     }
 }

@@ -1,7 +1,11 @@
 package dev.distlock.memcached;
 
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -42,12 +46,15 @@ public final class MemcachedTestServer implements AutoCloseable {
 
     private final boolean evictions;
 
+    private final int megabytes;
+
     private volatile Process process;
 
-    private MemcachedTestServer(Path binary, int port, boolean evictions) {
+    private MemcachedTestServer(Path binary, int port, boolean evictions, int megabytes) {
         this.binary = binary;
         this.port = port;
         this.evictions = evictions;
+        this.megabytes = megabytes;
         this.process = launch();
         Runtime.getRuntime().addShutdownHook(new Thread(this::close, "memcached-test-server-stop"));
     }
@@ -76,17 +83,27 @@ public final class MemcachedTestServer implements AutoCloseable {
      * @throws org.opentest4j.TestAbortedException without a memcached binary (the test is skipped)
      */
     public static MemcachedTestServer start(boolean evictions) {
+        return start(evictions, 64);
+    }
+
+    /**
+     * @param evictions true to start it without {@code -M}, as Memcached runs by default (it may evict)
+     * @param megabytes its memory ({@code -m})
+     * @return a started server
+     * @throws org.opentest4j.TestAbortedException without a memcached binary (the test is skipped)
+     */
+    public static MemcachedTestServer start(boolean evictions, int megabytes) {
         Optional<Path> binary = binary();
         if (binary.isEmpty()) {
             log.warn(MISSING);
         }
         Assumptions.assumeTrue(binary.isPresent(), MISSING);
-        return new MemcachedTestServer(binary.get(), FreePorts.distinct(1)[0], evictions);
+        return new MemcachedTestServer(binary.get(), FreePorts.distinct(1)[0], evictions, megabytes);
     }
 
     private Process launch() {
         List<String> command = new ArrayList<>(List.of(binary.toString(), "-l", "127.0.0.1", "-p",
-                String.valueOf(port), "-U", "0", "-m", "64", "-t", "2"));
+                String.valueOf(port), "-U", "0", "-m", String.valueOf(megabytes), "-t", "2"));
         if (!evictions) {
             command.add("-M");
         }
@@ -158,6 +175,34 @@ public final class MemcachedTestServer implements AutoCloseable {
     public String value(String key) {
         String[] lines = command("get " + key).split("\r\n");
         return lines[0].startsWith("VALUE ") ? lines[1] : null;
+    }
+
+    /**
+     * Fills the server's memory with items of every small size until it answers "out of memory" for each (a server
+     * run with {@code -M}; one that evicts never does).
+     */
+    public void fillUp() {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
+                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                        StandardCharsets.US_ASCII))) {
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+            for (int size = 16; size <= 512; size += 16) {
+                byte[] value = "x".repeat(size).getBytes(StandardCharsets.US_ASCII);
+                for (int i = 0; i < 1_000_000; i++) {
+                    String set = "set fill-" + size + "-" + i + " 0 0 " + size + "\r\n";
+                    out.write(set.getBytes(StandardCharsets.US_ASCII));
+                    out.write(value);
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    if (!"STORED".equals(in.readLine())) {
+                        break;
+                    }
+                }
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** Sends one ascii command and reads its answer (up to END, or a one-line answer). */
