@@ -75,15 +75,15 @@ public final class MemcachedLockStore implements LockStore {
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
         int expiry = expirySeconds(request.leaseTime());
-        LockItem mine = held(request, servers.clockMicros());
-        return servers.ready().thenCompose(client -> client.add(key(keyPrefix, request.name()), mine.encode(), expiry))
-                .thenCompose(added -> added == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
-                        : added != MemcacheStatus.ITEM_NOT_STORED ? failed(request.name(), added)
-                        : update(request.name(), expiry, item -> item.isFree()
-                                ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
-                                : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null,
-                                TRIES))
-                .thenApply(taken -> answer(request, waiting, taken));
+        return servers.ready().thenCompose(client -> { // the clock after the check: it may correct it
+            LockItem mine = held(request, servers.clockMicros());
+            return client.add(key(keyPrefix, request.name()), mine.encode(), expiry).thenCompose(added -> added
+                    == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
+                    : added != MemcacheStatus.ITEM_NOT_STORED ? failed(request.name(), added)
+                    : update(request.name(), expiry, item -> item.isFree()
+                            ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
+                            : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null, TRIES));
+        }).thenApply(taken -> answer(request, waiting, taken));
     }
 
     private Attempt answer(LockRequest request, Waiting waiting, @Nullable LockItem taken) {
