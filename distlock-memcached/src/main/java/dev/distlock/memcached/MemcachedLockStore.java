@@ -1,0 +1,212 @@
+package dev.distlock.memcached;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+
+import com.spotify.folsom.MemcacheStatus;
+import dev.distlock.LockInfo;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.LockStore;
+import dev.distlock.spi.ReleaseResult;
+import dev.distlock.spi.RenewalResult;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.StoreHealth;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Memcached {@link LockStore}: a name is one item ({@link LockItem}) on one of the {@link MemcachedServers}.
+ * Acquire is {@code add} with the lease as expiry (one round trip); a free item, or the request's own, is taken by
+ * {@code gets} and {@code cas}, as renewals and releases are, owner-checked. The expiry is the lease rounded up to
+ * whole seconds plus one, since an item set for {@code n} s lives {@code n - 1} to {@code n} s (the server's clock
+ * ticks once a second): it never ends before the lease the engine counts. Tokens
+ * ({@link StoreTraits.TokenSource#CLOCK}) are at least the token clock in µs and above the item's; a release leaves a
+ * free item with the floor for a lease. Memcached has no notifications: a waiter backs off 20 ms, doubling per busy
+ * answer up to the engine's 500 ms (each jittered down to half). No permits; a reader holds the name alone. The
+ * guarantee and its limits: docs/how-to/memcached.md.
+ */
+public final class MemcachedLockStore implements LockStore {
+
+    private static final int TRIES = 5; // writes per update, each after someone else's write came between
+    private static final int FORCED_FLOOR_SECONDS = 31; // a forced release knows no lease: the default one, plus 1
+    private final MemcachedServers servers;
+    private final String keyPrefix;
+    private final Map<String, Integer> busyAnswers = new ConcurrentHashMap<>();
+    private volatile StoreEvents events = StoreEvents.NONE;
+
+    private MemcachedLockStore(MemcachedServers servers, String keyPrefix) {
+        this.servers = servers;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * @param config the settings
+     * @return a store on a client of its own (closed with it), the servers checked ({@link MemcachedServers})
+     * @throws IllegalStateException when a server may evict and {@code distlock.memcached.allow-evictions} is false
+     */
+    public static MemcachedLockStore connect(MemcachedLockConfig config) {
+        return new MemcachedLockStore(new MemcachedServers(config).checkAtStart(), config.keyPrefix());
+    }
+
+    @Override
+    public StoreTraits traits() {
+        return StoreTraits.of(StoreTraits.LeaseKind.EXPIRING, StoreTraits.TokenSource.CLOCK);
+    }
+
+    @Override
+    public void start(StoreEvents events) {
+        this.events = events;
+    }
+
+    @Override
+    public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+        int expiry = expirySeconds(request.leaseTime());
+        return servers.ready().thenCompose(client -> { // the clock after the check: it may correct it
+            LockItem mine = held(request, servers.clockMicros());
+            return client.add(key(keyPrefix, request.name()), mine.encode(), expiry).thenCompose(added -> added
+                    == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
+                    : added != MemcacheStatus.ITEM_NOT_STORED ? failed(request.name(), added)
+                    : update(request.name(), expiry, item -> item.isFree()
+                            ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
+                            : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null, TRIES));
+        }).thenApply(taken -> answer(request, waiting, taken));
+    }
+
+    private Attempt answer(LockRequest request, Waiting waiting, @Nullable LockItem taken) {
+        if (taken != null || waiting instanceof Waiting.LastTry) {
+            busyAnswers.remove(request.ownerToken());
+            return taken != null ? Attempt.granted(taken.token()) : Attempt.busy(Duration.ofMillis(1));
+        }
+        long ceiling = Math.min(500, 10L << Math.min(busyAnswers.merge(request.ownerToken(), 1, Integer::sum), 6));
+        return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1)));
+    }
+
+    @Override
+    public CompletionStage<Void> cancel(LockRequest request) {
+        busyAnswers.remove(request.ownerToken());
+        return release(request, 0).thenAccept(freed -> { });
+    }
+
+    /** The lease's token may be above its item's (local hand-offs): the floor takes it. */
+    @Override
+    public CompletionStage<ReleaseResult> release(Lease lease) {
+        busyAnswers.remove(lease.request().ownerToken());
+        return release(lease.request(), lease.fencingToken())
+                .thenApply(freed -> freed != null ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
+    }
+
+    private CompletionStage<@Nullable LockItem> release(LockRequest request, long floor) {
+        return update(request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(
+                request.ownerToken()) ? LockItem.free(Math.max(item.token(), floor)) : null, TRIES);
+    }
+
+    /** The floor takes the forcer's clock: the holder's local hand-offs may be above its item's token. */
+    @Override
+    public CompletionStage<Boolean> forceRelease(String name) {
+        return update(name, FORCED_FLOOR_SECONDS, item -> item.isFree() ? null
+                : LockItem.free(Math.max(item.token(), servers.clockMicros())), TRIES).thenApply(Objects::nonNull);
+    }
+
+    @Override
+    public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        List<CompletableFuture<RenewalResult>> results = leases.stream().map(Lease::request).map(request -> update(
+                request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(request.ownerToken())
+                        ? held(request, item.token()) : null, TRIES)
+                .handle((renewed, failure) -> failure != null ? RenewalResult.ERROR
+                        : renewed != null ? RenewalResult.RENEWED : RenewalResult.LOST).toCompletableFuture()).toList();
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new))
+                .thenApply(done -> results.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** A lease ended by the writer's clock counts as free, although its item may live a second more. */
+    @Override
+    public CompletionStage<Optional<LockInfo>> describe(String name) {
+        return servers.ready().thenCompose(client -> client.get(key(keyPrefix, name))).thenApply(value -> {
+            LockItem item = LockItem.decode(value);
+            long remaining = item == null || item.isFree() ? 0 : item.leaseEndMicros() - servers.clockMicros();
+            return item == null || remaining <= 0 ? Optional.empty() : Optional.of(new LockInfo(name, item.holder(),
+                    item.token(), Duration.ofNanos(remaining * 1000), null));
+        });
+    }
+
+    @Override
+    public CompletionStage<StoreHealth> health() {
+        return servers.ready().thenCompose(client -> client.get(keyPrefix + ":health")).handle((ok, failure) ->
+                new StoreHealth(failure == null, failure == null ? Map.of("servers", servers.addresses())
+                        : Map.of("servers", servers.addresses(), "error", "" + failure.getMessage())));
+    }
+
+    /**
+     * Writes by CAS what {@code change} makes of the name's item (null: nothing), again when another write came
+     * between; a freed name wakes this JVM's waiters at once (other JVMs' come back after their back-off).
+     *
+     * @return the item written, or null
+     */
+    private CompletionStage<@Nullable LockItem> update(String name, int expiry,
+            Function<LockItem, @Nullable LockItem> change, int tries) {
+        String key = key(keyPrefix, name);
+        return servers.ready().thenCompose(client -> client.casGet(key).thenCompose(found -> {
+            LockItem item = found == null ? null : LockItem.decode(found.getValue());
+            LockItem next = item == null ? null : change.apply(item);
+            if (found == null || next == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return client.set(key, next.encode(), expiry, found.getCas()).thenCompose(set -> {
+                if (set == MemcacheStatus.OK && next.isFree()) {
+                    events.released(name, null);
+                }
+                return set == MemcacheStatus.OK ? CompletableFuture.completedFuture(next)
+                        : (set == MemcacheStatus.KEY_EXISTS || set == MemcacheStatus.KEY_NOT_FOUND) && tries > 1
+                        ? update(name, expiry, change, tries - 1) : failed(name, set); // another write came between
+            });
+        }));
+    }
+
+    /** A full server ({@code -M}: out of memory rather than evicting) or an error fails the call. */
+    private static <T> CompletableFuture<T> failed(String name, MemcacheStatus status) {
+        return CompletableFuture.failedFuture(new LockUnavailableException("Memcached answered " + status
+                + " for lock '" + name + "'"));
+    }
+
+    private LockItem held(LockRequest request, long token) {
+        return new LockItem(token, servers.clockMicros() + request.leaseTime().toNanos() / 1000, request.ownerToken(),
+                request.holder());
+    }
+
+    /** The lease in whole seconds rounded up, plus the second Memcached's clock may lag (see the class comment). */
+    static int expirySeconds(Duration lease) {
+        long seconds = (lease.toMillis() + 999) / 1000 + 1;
+        if (seconds > 2_592_000) { // beyond 30 days Memcached reads an expiry as a point in time
+            throw new IllegalArgumentException("The Memcached store takes leases of up to 30 days: " + lease);
+        }
+        return (int) seconds;
+    }
+
+    /** A key is at most 250 bytes of printable ASCII without spaces: the name URL-encoded (one-to-one). */
+    static String key(String keyPrefix, String name) {
+        String key = keyPrefix + ":" + URLEncoder.encode(name, StandardCharsets.UTF_8);
+        if (key.length() > 250) {
+            throw new IllegalArgumentException("Lock name too long for a Memcached key (250 bytes): " + key);
+        }
+        return key;
+    }
+
+    @Override
+    public void close() {
+        servers.close();
+    }
+}

@@ -1,0 +1,125 @@
+package dev.distlock.memcached;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import com.spotify.folsom.AsciiMemcacheClient;
+import com.spotify.folsom.MemcacheClientBuilder;
+import com.spotify.folsom.MemcachedStats;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The servers behind one Folsom client (its consistent hashing puts each key on one server, and never moves it while
+ * that one is down), checked before they serve a lock, and the token clock.
+ * <p>
+ * The check: an evicted item would free a held lock silently, so every server's {@code stats settings} must say
+ * {@code evictions off} ({@code memcached -M}), or {@code distlock.memcached.allow-evictions=true} lets it serve after
+ * a WARN. Calls fail until the check passed. The token clock is this JVM's wall clock in µs; Memcached's
+ * ({@code stats time}) counts whole seconds, too coarse to order tokens, so it guards: more than 3 s off it, the
+ * tokens follow the server's clock (with a WARN), so that one wrong clock cannot issue tokens far below the others'.
+ */
+final class MemcachedServers implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(MemcachedServers.class);
+    private final MemcachedLockConfig config;
+    private final AsciiMemcacheClient<String> client;
+    private volatile @Nullable CompletableFuture<AsciiMemcacheClient<String>> checked;
+    private volatile long offsetMicros;
+
+    MemcachedServers(MemcachedLockConfig config) {
+        this.config = config;
+        long timeout = config.commandTimeout().toMillis();
+        MemcacheClientBuilder<String> builder = MemcacheClientBuilder.newStringClient();
+        config.servers().forEach(server -> builder.withAddress(server.substring(0, server.lastIndexOf(':')),
+                Integer.parseInt(server.substring(server.lastIndexOf(':') + 1))));
+        // No retry on another connection (a lock call is answered once); reconnects within a second of a restart.
+        this.client = builder.withRequestTimeoutMillis(timeout).withConnectionTimeoutMillis(timeout).withRetry(false)
+                .withBackoff(attempt -> Math.min(1000, 50L << Math.min(attempt, 5))).connectAscii();
+    }
+
+    /** @return the client once every server passed the check; fails while one cannot be checked or was refused */
+    CompletionStage<AsciiMemcacheClient<String>> ready() {
+        CompletableFuture<AsciiMemcacheClient<String>> check = checked;
+        if (check == null || check.isCompletedExceptionally()) {
+            check = client.connectFuture().thenCompose(connected -> client.getStats("settings"))
+                    .thenCompose(settings -> client.getStats("").thenApply(stats -> accept(settings, stats)))
+                    .toCompletableFuture();
+            checked = check;
+        }
+        return check;
+    }
+
+    private AsciiMemcacheClient<String> accept(Map<String, MemcachedStats> settings,
+            Map<String, MemcachedStats> stats) {
+        settings.forEach((server, values) -> {
+            String evictions = values.getStats().getOrDefault("evictions", "on");
+            String risk = "Memcached at " + server + " may evict items under memory pressure (stats settings: "
+                    + "evictions " + evictions + "), which would silently free a held lock";
+            if (!"off".equals(evictions) && !config.allowEvictions()) {
+                throw new IllegalStateException(risk + ". Run it with `memcached -M` (evictions off), or set "
+                        + "distlock.memcached.allow-evictions=true to accept that risk");
+            }
+            if (!"off".equals(evictions)) {
+                log.warn("{}: accepted as distlock.memcached.allow-evictions=true. Run it with `memcached -M`", risk);
+            }
+        });
+        String time = stats.values().iterator().next().getStats().get("time");
+        // Memcached's time lags the wall clock by up to 2 s (whole seconds, a tick per second): 3 s is clearly wrong.
+        long off = time == null ? 0 : Long.parseLong(time) * 1_000_000 + 500_000 - localMicros();
+        offsetMicros = Math.abs(off) > 3_000_000 ? off : 0;
+        if (offsetMicros != 0) {
+            log.warn("This JVM's clock is {} ms off Memcached's: fencing tokens follow the server's clock", off / 1000);
+        }
+        return client;
+    }
+
+    /**
+     * Checks the servers at start; one that does not answer in time is checked at the first call.
+     *
+     * @return these servers
+     * @throws IllegalStateException when a server may evict and evictions are not allowed (the client is closed)
+     */
+    MemcachedServers checkAtStart() {
+        try {
+            ready().toCompletableFuture().get(config.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            if (ex.getCause() instanceof IllegalStateException refused) { // a server that may evict
+                close();
+                throw new IllegalStateException(refused.getMessage(), refused);
+            }
+            log.warn("Memcached did not answer at start ({}): it is checked at the first call", ex.toString());
+        }
+        return this;
+    }
+
+    /** @return the token clock, in µs */
+    long clockMicros() {
+        return localMicros() + offsetMicros;
+    }
+
+    private static long localMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+    }
+
+    List<String> addresses() {
+        return config.servers();
+    }
+
+    @Override
+    public void close() {
+        client.shutdown();
+    }
+}

@@ -1,0 +1,128 @@
+package dev.distlock.memcached;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockInfo;
+import dev.distlock.LockOptions;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.core.LockConfig;
+import dev.distlock.core.StoreLockService;
+import dev.distlock.listener.LockListener;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What only the Memcached store has: its expiry in whole seconds, its keys, and the items it writes, read from a
+ * real server ({@link MemcachedTestServer}).
+ */
+class MemcachedLockStoreTests {
+
+    static MemcachedTestServer server;
+
+    private final List<StoreLockService> nodes = new ArrayList<>();
+
+    @BeforeAll
+    static void start() {
+        server = MemcachedTestServer.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @AfterEach
+    void closeNodes() {
+        nodes.forEach(StoreLockService::close);
+    }
+
+    private StoreLockService node() {
+        StoreLockService node = new StoreLockService(MemcachedLockStore.connect(MemcachedFixtures.config(
+                server.address(), Duration.ofSeconds(2))), LockConfig.defaults(), LockListener.NONE);
+        node.start();
+        nodes.add(node);
+        return node;
+    }
+
+    @Test
+    void theExpiryIsTheLeaseRoundedUpToWholeSecondsPlusTheSecondMemcachedsClockMayLag() {
+        assertThat(MemcachedLockStore.expirySeconds(Duration.ofMillis(800))).isEqualTo(2);
+        assertThat(MemcachedLockStore.expirySeconds(Duration.ofSeconds(1))).isEqualTo(2);
+        assertThat(MemcachedLockStore.expirySeconds(Duration.ofMillis(1001))).isEqualTo(3);
+        assertThat(MemcachedLockStore.expirySeconds(Duration.ofSeconds(30))).isEqualTo(31);
+        assertThatThrownBy(() -> MemcachedLockStore.expirySeconds(Duration.ofDays(31)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("30 days");
+    }
+
+    @Test
+    void aFixedLeaseOfLessThanASecondHoldsAtLeastItsLeaseAndEndsWithinTwoSecondsMore() {
+        StoreLockService holder = node();
+        StoreLockService other = node();
+        Duration lease = Duration.ofMillis(800);
+        LockHandle held = holder.lock("sub-second", LockOptions.defaults().withLeaseTime(lease));
+        long granted = System.nanoTime();
+        LockHandle next = other.lock("sub-second", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
+        Duration after = Duration.ofNanos(System.nanoTime() - granted);
+        assertThat(after).as("the item outlives the lease").isGreaterThanOrEqualTo(lease)
+                .isLessThan(lease.plusSeconds(2).plusMillis(800)); // plus the waiter's back-off and a busy machine
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        next.unlock();
+    }
+
+    @Test
+    void aNameThatIsNoMemcachedKeyIsEncodedAndDescribed() {
+        StoreLockService node = node();
+        String name = "order 42/ü:\u0001";
+        try (LockHandle handle = node.lock(name)) {
+            String key = MemcachedLockStore.key(MemcachedFixtures.KEY_PREFIX, name);
+            assertThat(key).matches("[!-~]+").startsWith("fixture:");
+            assertThat(server.value(key)).startsWith(handle.fencingToken() + "|");
+            LockInfo info = node().describe(name).orElseThrow();
+            assertThat(info.name()).isEqualTo(name);
+            assertThat(info.fencingToken()).isEqualTo(handle.fencingToken());
+        }
+        assertThatThrownBy(() -> node.lock("x".repeat(300))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("250");
+    }
+
+    @Test
+    void theItemHoldsTokenLeaseEndOwnerAndHolderAndNeverTellsTheOwnerToken() {
+        StoreLockService node = new StoreLockService(MemcachedLockStore.connect(MemcachedFixtures.config(
+                server.address(), Duration.ofSeconds(2))), LockConfig.defaults().withInstanceId("app@host|1"),
+                LockListener.NONE);
+        node.start();
+        nodes.add(node);
+        try (LockHandle handle = node.lock("item")) {
+            String[] fields = server.value("fixture:item").split("\\|", 4);
+            assertThat(Long.parseLong(fields[0])).isEqualTo(handle.fencingToken());
+            assertThat(fields[2]).matches("[A-Za-z0-9_-]{22}");
+            assertThat(fields[3]).isEqualTo("app@host|1");
+            LockInfo info = node().describe("item").orElseThrow();
+            assertThat(info.holder()).isEqualTo("app@host|1");
+            assertThat(info.toString()).doesNotContain(fields[2]);
+        }
+        assertThat(server.value("fixture:item")).as("released: the floor is left")
+                .matches("[0-9]+\\|0\\|-\\|");
+    }
+
+    @Test
+    void aFullServerWithEvictionsOffFailsTheLockClosedInsteadOfEvicting() {
+        try (MemcachedTestServer full = MemcachedTestServer.start(false, 2)) {
+            StoreLockService node = new StoreLockService(MemcachedLockStore.connect(MemcachedFixtures.config(
+                    full.address(), Duration.ofSeconds(2))), LockConfig.defaults(), LockListener.NONE);
+            node.start();
+            nodes.add(node);
+            full.fillUp();
+            assertThatThrownBy(() -> node.lock("full")).isInstanceOf(LockUnavailableException.class)
+                    .hasStackTraceContaining("OUT_OF_MEMORY");
+        }
+    }
+}
