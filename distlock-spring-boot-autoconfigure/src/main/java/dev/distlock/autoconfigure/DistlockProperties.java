@@ -34,7 +34,8 @@ import org.springframework.core.Ordered;
  * @param aspectOrder Order of the @DistributedLock advice. The default runs it outside Spring's transaction advice
  *        so that the transaction commits before the lock is released.
  * @param store The lock store: the id a store module on the class path registers ('redis', 'jdbc', 'zookeeper',
- *        'etcd'). Required only when several stores are on the class path.
+ *        'etcd', 'memcached' for distlock's own; start-up lists those on the class path when it must choose).
+ *        Required only when several stores are on the class path.
  * @param localHandOff Handing a held lock straight to the next waiting thread of this instance.
  * @param leader Leadership campaigns the application starts by itself.
  * @param admin What operators may do through the actuator endpoint.

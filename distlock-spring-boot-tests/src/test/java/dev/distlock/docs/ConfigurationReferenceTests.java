@@ -123,7 +123,7 @@ class ConfigurationReferenceTests {
                 continue;
             }
             properties.sort(Comparator.comparing(p -> String.valueOf(p.get("name"))));
-            out.append("## ").append(TITLES.getOrDefault(module, "`" + module + "`")).append("\n\n");
+            out.append("## ").append(TITLES.getOrDefault(module, storeTitle(module))).append("\n\n");
             out.append("| property | type | default | description |\n|---|---|---|---|\n");
             for (Map<?, ?> p : properties) {
                 String name = String.valueOf(p.get("name"));
@@ -173,6 +173,13 @@ class ConfigurationReferenceTests {
             "distlock-jdbc", "JDBC (`distlock-jdbc`, starter `distlock-spring-boot-starter-jdbc`)",
             "distlock-zookeeper", "ZooKeeper (`distlock-zookeeper`, starter `distlock-spring-boot-starter-zookeeper`)",
             "distlock-etcd", "etcd (`distlock-etcd`, starter `distlock-spring-boot-starter-etcd`)");
+
+    /** A store module without a title of its own: its id, capitalised, and its starter by the naming rule. */
+    private static String storeTitle(String module) {
+        String id = module.substring("distlock-".length());
+        return Character.toUpperCase(id.charAt(0)) + id.substring(1) + " (`" + module
+                + "`, starter `distlock-spring-boot-starter-" + id + "`)";
+    }
 
     private static Map<String, String> hints(Map<?, ?> metadata) {
         Map<String, String> hints = new TreeMap<>();
