@@ -138,8 +138,8 @@ public record DistlockProperties(
      * @param enabled Whether a LockTimeoutException, LockUnavailableException, LeaseLostException or
      *        StaleTokenException that reaches Spring MVC or WebFlux is answered with HTTP 503, an RFC 9457 problem
      *        detail (title, a detail for the client that never names the holder or the store's error, the lock names
-     *        as 'locks') and a Retry-After header, instead of a 500. Backs off when the application has its own
-     *        @ControllerAdvice for a lock timeout or an unavailable store.
+     *        as 'locks') and a Retry-After header, instead of a 500. Backs off when the application has its
+     *        own @ControllerAdvice for a lock timeout or an unavailable store.
      * @param retryAfter What the Retry-After header of those answers tells clients, in whole seconds (rounded up).
      */
     public record ProblemDetails(@DefaultValue("false") boolean enabled, @DefaultValue("1s") Duration retryAfter) {
