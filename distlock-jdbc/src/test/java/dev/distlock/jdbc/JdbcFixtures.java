@@ -38,7 +38,7 @@ public final class JdbcFixtures implements StoreFixture.Provider {
     @Override
     public List<String> contractIds() {
         return List.of("h2", JdbcContractFixtures.H2_POSTGRES_MODE, "postgres", JdbcContractFixtures.QUORUM,
-                MariaDbFixture.ID);
+                MariaDbFixture.ID, MariaDbFixture.MYSQL_DRIVER_ID);
     }
 
     @Override
@@ -46,8 +46,8 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         if ("h2".equals(id)) {
             return new StoreFixture.Availability.Ready(H2.start());
         }
-        if (MariaDbFixture.ID.equals(id)) {
-            return MariaDbFixture.start();
+        if (MariaDbFixture.ID.equals(id) || MariaDbFixture.MYSQL_DRIVER_ID.equals(id)) {
+            return MariaDbFixture.start(id);
         }
         if (!"postgres".equals(id)) {
             return new StoreFixture.Availability.Ready(JdbcContractFixtures.start(id));

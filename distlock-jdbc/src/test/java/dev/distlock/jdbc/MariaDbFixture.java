@@ -8,50 +8,65 @@ import dev.distlock.spi.LockStore;
 import dev.distlock.test.support.StoreFixture;
 
 /**
- * The contract's {@code mariadb} set-up: a MariaDB server of its own from the machine's binaries
+ * The contract's MariaDB set-ups: a MariaDB server of its own from the machine's binaries
  * ({@link MariaDbTestServer#startNew()}, so that "down" stops it and "up" starts it on the same data), the lock table
- * made by the module's script ({@code schema-mysql.sql}), the MariaDB JDBC driver, a Hikari pool per node.
- * Unavailable, with the reason shown, where the binaries are missing.
+ * made by the module's script ({@code schema-mysql.sql}), a Hikari pool per node, and one of the two JDBC drivers:
+ * {@code mariadb} with MariaDB Connector/J, {@code mariadb-mysql-connector-j} with MySQL Connector/J (which reports
+ * the product "MySQL" and maps error codes to states of its own, so the dialect is checked through both). The holder
+ * JVM of the crash suite uses the same driver. Unavailable, with the reason shown, where the binaries are missing.
  */
 final class MariaDbFixture implements StoreFixture {
 
+    /** MariaDB Connector/J. */
     static final String ID = "mariadb";
+
+    /** MySQL Connector/J on the same server. */
+    static final String MYSQL_DRIVER_ID = "mariadb-mysql-connector-j";
 
     private final MariaDbTestServer server;
 
-    private MariaDbFixture(MariaDbTestServer server) {
+    private final MariaDbTestServer.Driver driver;
+
+    private MariaDbFixture(MariaDbTestServer server, MariaDbTestServer.Driver driver) {
         this.server = server;
+        this.driver = driver;
     }
 
-    /** @return the fixture, or unavailable without the MariaDB binaries */
-    static Availability start() {
+    /**
+     * @param id {@link #ID} or {@link #MYSQL_DRIVER_ID}
+     * @return the fixture, or unavailable without the MariaDB binaries
+     */
+    static Availability start(String id) {
+        MariaDbTestServer.Driver driver = MYSQL_DRIVER_ID.equals(id) ? MariaDbTestServer.Driver.MYSQL
+                : MariaDbTestServer.Driver.MARIADB;
         Optional<MariaDbTestServer> started = MariaDbTestServer.startNew();
         if (started.isEmpty()) {
-            return new Availability.Unavailable("JDBC, MariaDB", MariaDbTestServer.missing());
+            return new Availability.Unavailable("JDBC, MariaDB, " + driver.label(), MariaDbTestServer.missing());
         }
-        JdbcFixtures.createTable(started.get().url(), null);
-        return new Availability.Ready(new MariaDbFixture(started.get()));
+        JdbcFixtures.createTable(started.get().url(driver), null);
+        return new Availability.Ready(new MariaDbFixture(started.get(), driver));
     }
 
     @Override
     public String id() {
-        return ID;
+        return driver == MariaDbTestServer.Driver.MYSQL ? MYSQL_DRIVER_ID : ID;
     }
 
     @Override
     public String label() {
-        return "JDBC, MariaDB " + server.version().replaceAll("^(\\d+\\.\\d+).*", "$1");
+        String label = "JDBC, MariaDB " + server.version().replaceAll("^(\\d+\\.\\d+).*", "$1");
+        return driver == MariaDbTestServer.Driver.MYSQL ? label + ", MySQL Connector/J" : label;
     }
 
     @Override
     public String setup() {
         return "MariaDB " + server.version() + " (InnoDB, REPEATABLE READ), started by the harness in a temporary "
-                + "directory, MariaDB Connector/J; a Hikari pool of " + JdbcFixtures.POOL_SIZE + " per node";
+                + "directory, " + driver.label() + "; a Hikari pool of " + JdbcFixtures.POOL_SIZE + " per node";
     }
 
     @Override
     public LockStore newStore(List<AutoCloseable> resources) {
-        return JdbcFixtures.node(server.url(), null, resources);
+        return JdbcFixtures.node(server.url(driver), null, resources);
     }
 
     @Override
@@ -82,7 +97,7 @@ final class MariaDbFixture implements StoreFixture {
     @Override
     public Optional<HolderCommand> holder() {
         return Optional.of(new HolderCommand(HolderProcess.class,
-                List.of(server.url(), JdbcLockConfig.defaults().tableName())));
+                List.of(server.url(driver), JdbcLockConfig.defaults().tableName())));
     }
 
     @Override

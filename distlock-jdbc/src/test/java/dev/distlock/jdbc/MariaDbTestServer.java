@@ -184,13 +184,25 @@ final class MariaDbTestServer {
         return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
     }
 
-    /** @return the JDBC URL of the tests' database */
+    /** @return the JDBC URL of the tests' database for MariaDB Connector/J */
     String url() {
-        return url("distlock");
+        return url(Driver.MARIADB);
+    }
+
+    /**
+     * @param driver the JDBC driver that is to serve the URL
+     * @return the JDBC URL of the tests' database for that driver
+     */
+    String url(Driver driver) {
+        return url(driver, "distlock");
     }
 
     private String url(String database) {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root";
+        return url(Driver.MARIADB, database);
+    }
+
+    private String url(Driver driver, String database) {
+        return "jdbc:" + driver.scheme + "://127.0.0.1:" + port + "/" + database + "?user=root";
     }
 
     /** @return a new connection outside every node, for setting up and checking */
@@ -203,11 +215,47 @@ final class MariaDbTestServer {
      * @return a pool of its own
      */
     HikariDataSource pool(int poolSize) {
+        return pool(poolSize, Driver.MARIADB);
+    }
+
+    /**
+     * @param poolSize the pool size
+     * @param driver the JDBC driver of its connections
+     * @return a pool of its own
+     */
+    HikariDataSource pool(int poolSize, Driver driver) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url());
+        config.setJdbcUrl(url(driver));
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(0);
         return new HikariDataSource(config);
+    }
+
+    /**
+     * The JDBC drivers tested on this server, by the scheme of their URLs ({@code jdbc:mysql:} is MySQL Connector/J's
+     * only: MariaDB Connector/J 3 takes it only with {@code permitMysqlScheme}).
+     */
+    enum Driver {
+
+        /** MariaDB Connector/J ({@code org.mariadb.jdbc:mariadb-java-client}); reports the product "MariaDB". */
+        MARIADB("mariadb", "MariaDB Connector/J"),
+
+        /** MySQL Connector/J ({@code com.mysql:mysql-connector-j}); reports the product "MySQL". */
+        MYSQL("mysql", "MySQL Connector/J");
+
+        private final String scheme;
+
+        private final String label;
+
+        Driver(String scheme, String label) {
+            this.scheme = scheme;
+            this.label = label;
+        }
+
+        /** @return the driver's name, for reports */
+        String label() {
+            return label;
+        }
     }
 
     /** Stops the server for good and deletes its directory. */

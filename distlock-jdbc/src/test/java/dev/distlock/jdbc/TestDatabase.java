@@ -25,8 +25,11 @@ final class TestDatabase implements AutoCloseable {
 
     static final String POSTGRESQL = "postgresql";
 
-    /** MariaDB ({@link MariaDbTestServer}), with the MySQL dialect and script. */
+    /** MariaDB ({@link MariaDbTestServer}), with the MySQL dialect and script, through MariaDB Connector/J. */
     static final String MARIADB = "mariadb";
+
+    /** The same MariaDB server through MySQL Connector/J (which reports the product "MySQL"). */
+    static final String MARIADB_MYSQL_DRIVER = "mariadb-mysql-connector-j";
 
     private final String name;
 
@@ -36,21 +39,26 @@ final class TestDatabase implements AutoCloseable {
 
     private final MariaDbTestServer mariadb;
 
+    private final MariaDbTestServer.Driver driver;
+
     private final List<HikariDataSource> pools = new ArrayList<>();
 
     private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres) {
-        this(name, h2, postgres, null);
+        this(name, h2, postgres, null, MariaDbTestServer.Driver.MARIADB);
     }
 
-    private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres, MariaDbTestServer mariadb) {
+    private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres, MariaDbTestServer mariadb,
+            MariaDbTestServer.Driver driver) {
         this.name = name;
         this.h2 = h2;
         this.postgres = postgres;
         this.mariadb = mariadb;
+        this.driver = driver;
     }
 
     /**
-     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL} or {@link #MARIADB}
+     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL}, {@link #MARIADB} or
+     *        {@link #MARIADB_MYSQL_DRIVER}
      * @return the database
      * @throws org.opentest4j.TestAbortedException for PostgreSQL or MariaDB on a machine without its binaries
      */
@@ -61,7 +69,10 @@ final class TestDatabase implements AutoCloseable {
             case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL;LOCK_TIMEOUT=10000"),
                     null);
             case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
-            case MARIADB -> new TestDatabase(name, null, null, MariaDbTestServer.shared());
+            case MARIADB -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
+                    MariaDbTestServer.Driver.MARIADB);
+            case MARIADB_MYSQL_DRIVER -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
+                    MariaDbTestServer.Driver.MYSQL);
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
     }
@@ -76,7 +87,7 @@ final class TestDatabase implements AutoCloseable {
 
     /** @return the URL another JVM connects with (user {@code sa} on H2; in the URL on PostgreSQL) */
     String url() {
-        return h2 != null ? h2.url() : postgres != null ? postgres.url() : mariadb.url();
+        return h2 != null ? h2.url() : postgres != null ? postgres.url() : mariadb.url(driver);
     }
 
     /** Runs the module's script on the table as it is (an existing table is kept, and completed). */
@@ -89,7 +100,7 @@ final class TestDatabase implements AutoCloseable {
     /** @return a pool of its own (one node's connections) */
     HikariDataSource pool(int size) {
         HikariDataSource pool = h2 != null ? h2.pool(size) : postgres != null ? postgres.pool(size)
-                : mariadb.pool(size);
+                : mariadb.pool(size, driver);
         pools.add(pool);
         return pool;
     }
