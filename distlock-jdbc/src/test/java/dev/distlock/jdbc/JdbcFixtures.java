@@ -21,8 +21,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 /**
  * The JDBC store's fixtures: {@code h2} (an H2 TCP server in this JVM over an in-memory database, so the nodes reach
  * it through a socket as they would a database server) and {@code postgres} (a PostgreSQL server from the
- * machine's binaries, {@link PostgresTestServer}, with durable commits; unavailable without them). Every node has a
- * Hikari pool of its own; the lock table is created as an application creates it (the module's script).
+ * machine's binaries, {@link PostgresTestServer}, with durable commits; unavailable without them) and {@code mariadb}
+ * ({@link MariaDbFixture}, durable too). Every node has a Hikari pool of its own; the lock table is created as an
+ * application creates it (the module's script).
  */
 public final class JdbcFixtures implements StoreFixture.Provider {
 
@@ -31,7 +32,7 @@ public final class JdbcFixtures implements StoreFixture.Provider {
 
     @Override
     public List<String> ids() {
-        return List.of("h2", "postgres");
+        return List.of("h2", "postgres", MariaDbFixture.ID);
     }
 
     /** The contract runs on these and on two set-ups of its own ({@link JdbcContractFixtures}). */

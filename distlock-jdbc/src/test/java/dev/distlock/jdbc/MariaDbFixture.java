@@ -8,12 +8,13 @@ import dev.distlock.spi.LockStore;
 import dev.distlock.test.support.StoreFixture;
 
 /**
- * The contract's MariaDB set-ups: a MariaDB server of its own from the machine's binaries
- * ({@link MariaDbTestServer#startNew()}, so that "down" stops it and "up" starts it on the same data), the lock table
- * made by the module's script ({@code schema-mysql.sql}), a Hikari pool per node, and one of the two JDBC drivers:
- * {@code mariadb} with MariaDB Connector/J, {@code mariadb-mysql-connector-j} with MySQL Connector/J (which reports
- * the product "MySQL" and maps error codes to states of its own, so the dialect is checked through both). The holder
- * JVM of the crash suite uses the same driver. Unavailable, with the reason shown, where the binaries are missing.
+ * The MariaDB set-ups: a durable MariaDB server of its own from the machine's binaries
+ * ({@link MariaDbTestServer#startNew(boolean)}, so that "down" stops it and "up" starts it on the same data), the
+ * lock table made by the module's script ({@code schema-mysql.sql}), a Hikari pool per node, and one of the two JDBC
+ * drivers: {@code mariadb} with MariaDB Connector/J, {@code mariadb-mysql-connector-j} with MySQL Connector/J (which
+ * reports the product "MySQL" and maps error codes to states of its own, so the dialect is checked through both).
+ * The holder JVM of the crash suite uses the same driver. Workload S of the benchmarks runs on {@code mariadb}.
+ * Unavailable, with the reason shown, where the binaries are missing.
  */
 final class MariaDbFixture implements StoreFixture {
 
@@ -25,9 +26,9 @@ final class MariaDbFixture implements StoreFixture {
 
     private final MariaDbTestServer server;
 
-    private final MariaDbTestServer.Driver driver;
+    private final MariaDbDriver driver;
 
-    private MariaDbFixture(MariaDbTestServer server, MariaDbTestServer.Driver driver) {
+    private MariaDbFixture(MariaDbTestServer server, MariaDbDriver driver) {
         this.server = server;
         this.driver = driver;
     }
@@ -37,9 +38,9 @@ final class MariaDbFixture implements StoreFixture {
      * @return the fixture, or unavailable without the MariaDB binaries
      */
     static Availability start(String id) {
-        MariaDbTestServer.Driver driver = MYSQL_DRIVER_ID.equals(id) ? MariaDbTestServer.Driver.MYSQL
-                : MariaDbTestServer.Driver.MARIADB;
-        Optional<MariaDbTestServer> started = MariaDbTestServer.startNew();
+        MariaDbDriver driver = MYSQL_DRIVER_ID.equals(id) ? MariaDbDriver.MYSQL
+                : MariaDbDriver.MARIADB;
+        Optional<MariaDbTestServer> started = MariaDbTestServer.startNew(true);
         if (started.isEmpty()) {
             return new Availability.Unavailable("JDBC, MariaDB, " + driver.label(), MariaDbTestServer.missing());
         }
@@ -49,19 +50,20 @@ final class MariaDbFixture implements StoreFixture {
 
     @Override
     public String id() {
-        return driver == MariaDbTestServer.Driver.MYSQL ? MYSQL_DRIVER_ID : ID;
+        return driver == MariaDbDriver.MYSQL ? MYSQL_DRIVER_ID : ID;
     }
 
     @Override
     public String label() {
         String label = "JDBC, MariaDB " + server.version().replaceAll("^(\\d+\\.\\d+).*", "$1");
-        return driver == MariaDbTestServer.Driver.MYSQL ? label + ", MySQL Connector/J" : label;
+        return driver == MariaDbDriver.MYSQL ? label + ", MySQL Connector/J" : label;
     }
 
     @Override
     public String setup() {
-        return "MariaDB " + server.version() + " (InnoDB, REPEATABLE READ), started by the harness in a temporary "
-                + "directory, " + driver.label() + "; a Hikari pool of " + JdbcFixtures.POOL_SIZE + " per node";
+        return "MariaDB " + server.version() + " (InnoDB, REPEATABLE READ, the redo log flushed at every commit), "
+                + "started by the harness in a temporary directory, " + driver.label() + "; a Hikari pool of "
+                + JdbcFixtures.POOL_SIZE + " per node";
     }
 
     @Override

@@ -60,7 +60,7 @@ final class MariaDbTestServer {
      */
     static synchronized MariaDbTestServer shared() {
         if (shared == null) {
-            shared = startNew();
+            shared = startNew(false);
         }
         Assumptions.assumeTrue(shared.isPresent(), () -> missing);
         return shared.get();
@@ -70,7 +70,17 @@ final class MariaDbTestServer {
      * @return a server of its own (a fixture that stops and starts it), or empty without the binaries (then
      *         {@link #missing()} says why)
      */
-    static synchronized Optional<MariaDbTestServer> startNew() {
+    static Optional<MariaDbTestServer> startNew() {
+        return startNew(false);
+    }
+
+    /**
+     * @param durable whether every commit is flushed to the redo log on disk ({@code innodb_flush_log_at_trx_commit=1},
+     *        MariaDB's default), so that a killed server forgets no committed grant; the tests otherwise flush once
+     *        a second, since they test locking, not the disk
+     * @return a server of its own, or empty without the binaries (then {@link #missing()} says why)
+     */
+    static synchronized Optional<MariaDbTestServer> startNew(boolean durable) {
         String configured = System.getenv("DISTLOCK_MARIADB_BIN");
         List<Path> candidates = (configured != null && !configured.isBlank()) ? List.of(Path.of(configured))
                 : List.of(Path.of("/usr/sbin"), Path.of("/usr/bin"));
@@ -101,7 +111,7 @@ final class MariaDbTestServer {
                     "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + port, "--bind-address=127.0.0.1",
                     "--socket=" + directory.resolve("mariadb.sock"), "--pid-file=" + directory.resolve("mariadb.pid"),
                     "--skip-grant-tables", "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",
-                    "--innodb-flush-log-at-trx-commit=0"));
+                    "--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "0")));
             command.addAll(asRoot);
             MariaDbTestServer started = new MariaDbTestServer(command, directory, port);
             started.start();
@@ -153,6 +163,52 @@ final class MariaDbTestServer {
         }
     }
 
+    /** Kills the server with SIGKILL, as a crash would (InnoDB recovers from its redo log at the next start). */
+    synchronized void kill() {
+        try {
+            process.destroyForcibly().waitFor();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Freezes the server (SIGSTOP): its connections stay open and nothing answers until {@link #resume()}. */
+    synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** Thaws a server frozen by {@link #pause()}. */
+    synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill -" + signal + " mariadbd failed with " + exit);
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not signal mariadbd", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** @return whether the server process runs (it may be frozen) */
+    synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** @return the port it listens on */
+    int port() {
+        return port;
+    }
+
     /** @return the server's version, as it reports it */
     String version() {
         try (Connection connection = admin()) {
@@ -186,23 +242,23 @@ final class MariaDbTestServer {
 
     /** @return the JDBC URL of the tests' database for MariaDB Connector/J */
     String url() {
-        return url(Driver.MARIADB);
+        return url(MariaDbDriver.MARIADB);
     }
 
     /**
      * @param driver the JDBC driver that is to serve the URL
      * @return the JDBC URL of the tests' database for that driver
      */
-    String url(Driver driver) {
+    String url(MariaDbDriver driver) {
         return url(driver, "distlock");
     }
 
     private String url(String database) {
-        return url(Driver.MARIADB, database);
+        return url(MariaDbDriver.MARIADB, database);
     }
 
-    private String url(Driver driver, String database) {
-        return "jdbc:" + driver.scheme + "://127.0.0.1:" + port + "/" + database + "?user=root";
+    private String url(MariaDbDriver driver, String database) {
+        return "jdbc:" + driver.scheme() + "://127.0.0.1:" + port + "/" + database + "?user=root";
     }
 
     /** @return a new connection outside every node, for setting up and checking */
@@ -215,7 +271,7 @@ final class MariaDbTestServer {
      * @return a pool of its own
      */
     HikariDataSource pool(int poolSize) {
-        return pool(poolSize, Driver.MARIADB);
+        return pool(poolSize, MariaDbDriver.MARIADB);
     }
 
     /**
@@ -223,39 +279,12 @@ final class MariaDbTestServer {
      * @param driver the JDBC driver of its connections
      * @return a pool of its own
      */
-    HikariDataSource pool(int poolSize, Driver driver) {
+    HikariDataSource pool(int poolSize, MariaDbDriver driver) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url(driver));
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(0);
         return new HikariDataSource(config);
-    }
-
-    /**
-     * The JDBC drivers tested on this server, by the scheme of their URLs ({@code jdbc:mysql:} is MySQL Connector/J's
-     * only: MariaDB Connector/J 3 takes it only with {@code permitMysqlScheme}).
-     */
-    enum Driver {
-
-        /** MariaDB Connector/J ({@code org.mariadb.jdbc:mariadb-java-client}); reports the product "MariaDB". */
-        MARIADB("mariadb", "MariaDB Connector/J"),
-
-        /** MySQL Connector/J ({@code com.mysql:mysql-connector-j}); reports the product "MySQL". */
-        MYSQL("mysql", "MySQL Connector/J");
-
-        private final String scheme;
-
-        private final String label;
-
-        Driver(String scheme, String label) {
-            this.scheme = scheme;
-            this.label = label;
-        }
-
-        /** @return the driver's name, for reports */
-        String label() {
-            return label;
-        }
     }
 
     /** Stops the server for good and deletes its directory. */

@@ -39,16 +39,16 @@ final class TestDatabase implements AutoCloseable {
 
     private final MariaDbTestServer mariadb;
 
-    private final MariaDbTestServer.Driver driver;
+    private final MariaDbDriver driver;
 
     private final List<HikariDataSource> pools = new ArrayList<>();
 
     private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres) {
-        this(name, h2, postgres, null, MariaDbTestServer.Driver.MARIADB);
+        this(name, h2, postgres, null, MariaDbDriver.MARIADB);
     }
 
     private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres, MariaDbTestServer mariadb,
-            MariaDbTestServer.Driver driver) {
+            MariaDbDriver driver) {
         this.name = name;
         this.h2 = h2;
         this.postgres = postgres;
@@ -70,9 +70,9 @@ final class TestDatabase implements AutoCloseable {
                     null);
             case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
             case MARIADB -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
-                    MariaDbTestServer.Driver.MARIADB);
+                    MariaDbDriver.MARIADB);
             case MARIADB_MYSQL_DRIVER -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
-                    MariaDbTestServer.Driver.MYSQL);
+                    MariaDbDriver.MYSQL);
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
     }
