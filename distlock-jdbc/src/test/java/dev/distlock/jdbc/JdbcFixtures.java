@@ -60,7 +60,12 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         }
         PostgresTestServer server = started.get();
         createTable(server.url(), null);
-        return new StoreFixture.Availability.Ready(new Postgres(server));
+        String setup = "PostgreSQL " + server.version() + " from " + server.binaries() + ", started by the harness in "
+                + "a temporary directory under " + System.getProperty("java.io.tmpdir") + ", default durability "
+                + "(`fsync` and `synchronous_commit` on); a Hikari pool of " + POOL_SIZE + " per node";
+        return new StoreFixture.Availability.Ready(new ServerFixture("postgres", "JDBC, PostgreSQL "
+                + server.version().replaceAll("\\..*", ""), setup, server.url(), new ServerFixture.Server(
+                        server::admin, () -> server.stop("fast"), server::start, server::close)));
     }
 
     static HikariDataSource pool(String url, @Nullable String user) {
@@ -201,73 +206,6 @@ public final class JdbcFixtures implements StoreFixture.Provider {
             catch (SQLException ex) {
                 // closing: nothing left to do
             }
-        }
-    }
-
-    private static final class Postgres implements StoreFixture {
-
-        private final PostgresTestServer server;
-
-        Postgres(PostgresTestServer server) {
-            this.server = server;
-        }
-
-        @Override
-        public String id() {
-            return "postgres";
-        }
-
-        @Override
-        public String label() {
-            return "JDBC, PostgreSQL " + server.version().replaceAll("\\..*", "");
-        }
-
-        @Override
-        public String setup() {
-            return "PostgreSQL " + server.version() + " from " + server.binaries() + ", started by the harness in a "
-                    + "temporary directory under " + System.getProperty("java.io.tmpdir") + ", default durability "
-                    + "(`fsync` and `synchronous_commit` on); a Hikari pool of " + POOL_SIZE + " per node";
-        }
-
-        @Override
-        public LockStore newStore(List<AutoCloseable> resources) {
-            return node(server.url(), null, resources);
-        }
-
-        @Override
-        public boolean sharesReadLocks() {
-            return false; // READ is exclusive in the JDBC store
-        }
-
-        @Override
-        public void stopServer() {
-            server.stop("fast");
-        }
-
-        @Override
-        public void startServer() {
-            server.start();
-        }
-
-        @Override
-        public void breakLease(String name) {
-            try {
-                deleteRow(server.admin(), name);
-            }
-            catch (SQLException ex) {
-                throw new IllegalStateException("Could not delete the row of " + name, ex);
-            }
-        }
-
-        @Override
-        public Optional<HolderCommand> holder() {
-            return Optional.of(new HolderCommand(HolderProcess.class,
-                    List.of(server.url(), JdbcLockConfig.defaults().tableName())));
-        }
-
-        @Override
-        public void close() {
-            server.close();
         }
     }
 }

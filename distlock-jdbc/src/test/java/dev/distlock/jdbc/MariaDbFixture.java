@@ -1,11 +1,8 @@
 package dev.distlock.jdbc;
 
-import java.sql.SQLException;
-import java.util.List;
 import java.util.Optional;
 
-import dev.distlock.spi.LockStore;
-import dev.distlock.test.support.StoreFixture;
+import dev.distlock.test.support.StoreFixture.Availability;
 
 /**
  * The MariaDB set-ups: a durable MariaDB server of its own from the machine's binaries
@@ -16,7 +13,7 @@ import dev.distlock.test.support.StoreFixture;
  * The holder JVM of the crash suite uses the same driver. Workload S of the benchmarks runs on {@code mariadb}.
  * Unavailable, with the reason shown, where the binaries are missing.
  */
-final class MariaDbFixture implements StoreFixture {
+final class MariaDbFixture {
 
     /** MariaDB Connector/J. */
     static final String ID = "mariadb";
@@ -24,13 +21,7 @@ final class MariaDbFixture implements StoreFixture {
     /** MySQL Connector/J on the same server. */
     static final String MYSQL_DRIVER_ID = "mariadb-mysql-connector-j";
 
-    private final MariaDbTestServer server;
-
-    private final MariaDbDriver driver;
-
-    private MariaDbFixture(MariaDbTestServer server, MariaDbDriver driver) {
-        this.server = server;
-        this.driver = driver;
+    private MariaDbFixture() {
     }
 
     /**
@@ -38,72 +29,20 @@ final class MariaDbFixture implements StoreFixture {
      * @return the fixture, or unavailable without the MariaDB binaries
      */
     static Availability start(String id) {
-        MariaDbDriver driver = MYSQL_DRIVER_ID.equals(id) ? MariaDbDriver.MYSQL
-                : MariaDbDriver.MARIADB;
+        MariaDbDriver driver = MYSQL_DRIVER_ID.equals(id) ? MariaDbDriver.MYSQL : MariaDbDriver.MARIADB;
         Optional<MariaDbTestServer> started = MariaDbTestServer.startNew(true);
         if (started.isEmpty()) {
             return new Availability.Unavailable("JDBC, MariaDB, " + driver.label(), MariaDbTestServer.missing());
         }
-        JdbcFixtures.createTable(started.get().url(driver), null);
-        return new Availability.Ready(new MariaDbFixture(started.get(), driver));
-    }
-
-    @Override
-    public String id() {
-        return driver == MariaDbDriver.MYSQL ? MYSQL_DRIVER_ID : ID;
-    }
-
-    @Override
-    public String label() {
-        String label = "JDBC, MariaDB " + server.version().replaceAll("^(\\d+\\.\\d+).*", "$1");
-        return driver == MariaDbDriver.MYSQL ? label + ", MySQL Connector/J" : label;
-    }
-
-    @Override
-    public String setup() {
-        return "MariaDB " + server.version() + " (InnoDB, REPEATABLE READ, the redo log flushed at every commit), "
+        MariaDbTestServer server = started.get();
+        JdbcFixtures.createTable(server.url(driver), null);
+        String version = server.version();
+        String label = "JDBC, MariaDB " + version.replaceAll("^(\\d+\\.\\d+).*", "$1")
+                + (driver == MariaDbDriver.MYSQL ? ", MySQL Connector/J" : "");
+        String setup = "MariaDB " + version + " (InnoDB, REPEATABLE READ, the redo log flushed at every commit), "
                 + "started by the harness in a temporary directory, " + driver.label() + "; a Hikari pool of "
                 + JdbcFixtures.POOL_SIZE + " per node";
-    }
-
-    @Override
-    public LockStore newStore(List<AutoCloseable> resources) {
-        return JdbcFixtures.node(server.url(driver), null, resources);
-    }
-
-    @Override
-    public boolean sharesReadLocks() {
-        return false; // READ is exclusive in the JDBC store
-    }
-
-    @Override
-    public void stopServer() {
-        server.stop();
-    }
-
-    @Override
-    public void startServer() {
-        server.start();
-    }
-
-    @Override
-    public void breakLease(String name) {
-        try {
-            JdbcFixtures.deleteRow(server.admin(), name);
-        }
-        catch (SQLException ex) {
-            throw new IllegalStateException("Could not delete the row of " + name, ex);
-        }
-    }
-
-    @Override
-    public Optional<HolderCommand> holder() {
-        return Optional.of(new HolderCommand(HolderProcess.class,
-                List.of(server.url(driver), JdbcLockConfig.defaults().tableName())));
-    }
-
-    @Override
-    public void close() {
-        server.destroy();
+        return new Availability.Ready(new ServerFixture(id, label, setup, server.url(driver),
+                new ServerFixture.Server(server::admin, server::stop, server::start, server::destroy)));
     }
 }
