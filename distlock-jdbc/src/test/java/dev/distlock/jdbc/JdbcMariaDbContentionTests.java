@@ -15,6 +15,7 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.Waiting;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -42,6 +43,18 @@ class JdbcMariaDbContentionTests {
             String product = connection.getMetaData().getDatabaseProductName();
             assertThat(product).isEqualTo(TestDatabase.MARIADB.equals(db) ? "MariaDB" : "MySQL");
             assertThat(RowDialect.of(product)).isInstanceOf(MySqlDialect.class);
+        }
+    }
+
+    /** The permits' races run in {@code READ COMMITTED} too (JdbcPermitsTests): its pools are really set so. */
+    @Test
+    void theReadCommittedDatabasesTransactionsAreReadCommitted() throws Exception {
+        try (TestDatabase database = TestDatabase.of(TestDatabase.MARIADB_READ_COMMITTED);
+                Connection connection = database.pool(1).getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet isolation = statement.executeQuery("SELECT @@tx_isolation")) {
+            assertThat(isolation.next()).isTrue();
+            assertThat(isolation.getString(1)).isEqualTo("READ-COMMITTED");
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -271,17 +272,20 @@ final class MariaDbTestServer {
      * @return a pool of its own
      */
     HikariDataSource pool(int poolSize) {
-        return pool(poolSize, MariaDbDriver.MARIADB);
+        return pool(poolSize, MariaDbDriver.MARIADB, null);
     }
 
     /**
      * @param poolSize the pool size
      * @param driver the JDBC driver of its connections
+     * @param isolation the connections' transaction isolation (a {@code TRANSACTION_*} name of
+     *        {@link Connection}), or null for the server's ({@code REPEATABLE READ})
      * @return a pool of its own
      */
-    HikariDataSource pool(int poolSize, MariaDbDriver driver) {
+    HikariDataSource pool(int poolSize, MariaDbDriver driver, @Nullable String isolation) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url(driver));
+        config.setTransactionIsolation(isolation);
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(0);
         return new HikariDataSource(config);

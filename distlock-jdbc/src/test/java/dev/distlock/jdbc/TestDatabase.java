@@ -31,6 +31,9 @@ final class TestDatabase implements AutoCloseable {
     /** The same MariaDB server through MySQL Connector/J (which reports the product "MySQL"). */
     static final String MARIADB_MYSQL_DRIVER = "mariadb-mysql-connector-j";
 
+    /** The same MariaDB server, MariaDB Connector/J, the nodes' transactions in {@code READ COMMITTED}. */
+    static final String MARIADB_READ_COMMITTED = "mariadb-read-committed";
+
     private final String name;
 
     private final H2TestServer h2;
@@ -57,8 +60,8 @@ final class TestDatabase implements AutoCloseable {
     }
 
     /**
-     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL}, {@link #MARIADB} or
-     *        {@link #MARIADB_MYSQL_DRIVER}
+     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL}, {@link #MARIADB},
+     *        {@link #MARIADB_MYSQL_DRIVER} or {@link #MARIADB_READ_COMMITTED}
      * @return the database
      * @throws org.opentest4j.TestAbortedException for PostgreSQL or MariaDB on a machine without its binaries
      */
@@ -73,6 +76,8 @@ final class TestDatabase implements AutoCloseable {
                     MariaDbDriver.MARIADB);
             case MARIADB_MYSQL_DRIVER -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
                     MariaDbDriver.MYSQL);
+            case MARIADB_READ_COMMITTED -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
+                    MariaDbDriver.MARIADB);
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
     }
@@ -100,7 +105,8 @@ final class TestDatabase implements AutoCloseable {
     /** @return a pool of its own (one node's connections) */
     HikariDataSource pool(int size) {
         HikariDataSource pool = h2 != null ? h2.pool(size) : postgres != null ? postgres.pool(size)
-                : mariadb.pool(size, driver);
+                : mariadb.pool(size, driver, MARIADB_READ_COMMITTED.equals(name) ? "TRANSACTION_READ_COMMITTED"
+                        : null);
         pools.add(pool);
         return pool;
     }
