@@ -783,8 +783,8 @@ final class Report {
         line("");
         line("How to read S:");
         line("");
-        line("- Every store shares the two cores with the harness. Redis, Redlock's masters, PostgreSQL and etcd's "
-                + "members are processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its "
+        line("- Every store shares the two cores with the harness. Redis, Redlock's masters, PostgreSQL, MariaDB and "
+                + "etcd's members are processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its "
                 + "CPU and garbage collector), as their tests run them.");
         line("- `min-replicas=auto` (the default) on a master with a replica, as `1`: every acquire sends "
                 + "`WAIT 1 <timeout>` right behind the lock script on the same "
@@ -819,7 +819,9 @@ final class Report {
                 + "committed by a second member (one more leader → follower → leader trip over loopback).");
         line("- H2 keeps the database in memory (no disk at all): the JDBC path's cost without a database's "
                 + "durability. PostgreSQL keeps its durability defaults: each lock and each release is a commit, "
-                + "flushed to the write-ahead log.");
+                + "flushed to the write-ahead log. MariaDB flushes its redo log at every commit "
+                + "(`innodb_flush_log_at_trx_commit=1`, the default): each lock (the insert-or-update and the read-back "
+                + "of its token, one transaction) and each release is a commit.");
         line("");
     }
 

@@ -21,8 +21,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 /**
  * The JDBC store's fixtures: {@code h2} (an H2 TCP server in this JVM over an in-memory database, so the nodes reach
  * it through a socket as they would a database server) and {@code postgres} (a PostgreSQL server from the
- * machine's binaries, {@link PostgresTestServer}, with durable commits; unavailable without them). Every node has a
- * Hikari pool of its own; the lock table is created as an application creates it (the module's script).
+ * machine's binaries, {@link PostgresTestServer}, with durable commits; unavailable without them) and {@code mariadb}
+ * ({@link MariaDbFixture}, durable too). Every node has a Hikari pool of its own; the lock table is created as an
+ * application creates it (the module's script).
  */
 public final class JdbcFixtures implements StoreFixture.Provider {
 
@@ -31,14 +32,14 @@ public final class JdbcFixtures implements StoreFixture.Provider {
 
     @Override
     public List<String> ids() {
-        return List.of("h2", "postgres");
+        return List.of("h2", "postgres", MariaDbFixture.ID);
     }
 
     /** The contract runs on these and on two set-ups of its own ({@link JdbcContractFixtures}). */
     @Override
     public List<String> contractIds() {
         return List.of("h2", JdbcContractFixtures.H2_POSTGRES_MODE, "postgres", JdbcContractFixtures.QUORUM,
-                MariaDbFixture.ID);
+                MariaDbFixture.ID, MariaDbFixture.MYSQL_DRIVER_ID);
     }
 
     @Override
@@ -46,8 +47,8 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         if ("h2".equals(id)) {
             return new StoreFixture.Availability.Ready(H2.start());
         }
-        if (MariaDbFixture.ID.equals(id)) {
-            return MariaDbFixture.start();
+        if (MariaDbFixture.ID.equals(id) || MariaDbFixture.MYSQL_DRIVER_ID.equals(id)) {
+            return MariaDbFixture.start(id);
         }
         if (!"postgres".equals(id)) {
             return new StoreFixture.Availability.Ready(JdbcContractFixtures.start(id));
@@ -59,7 +60,12 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         }
         PostgresTestServer server = started.get();
         createTable(server.url(), null);
-        return new StoreFixture.Availability.Ready(new Postgres(server));
+        String setup = "PostgreSQL " + server.version() + " from " + server.binaries() + ", started by the harness in "
+                + "a temporary directory under " + System.getProperty("java.io.tmpdir") + ", default durability "
+                + "(`fsync` and `synchronous_commit` on); a Hikari pool of " + POOL_SIZE + " per node";
+        return new StoreFixture.Availability.Ready(new ServerFixture("postgres", "JDBC, PostgreSQL "
+                + server.version().replaceAll("\\..*", ""), setup, server.url(), new ServerFixture.Server(
+                        server::admin, () -> server.stop("fast"), server::start, server::close)));
     }
 
     static HikariDataSource pool(String url, @Nullable String user) {
@@ -200,73 +206,6 @@ public final class JdbcFixtures implements StoreFixture.Provider {
             catch (SQLException ex) {
                 // closing: nothing left to do
             }
-        }
-    }
-
-    private static final class Postgres implements StoreFixture {
-
-        private final PostgresTestServer server;
-
-        Postgres(PostgresTestServer server) {
-            this.server = server;
-        }
-
-        @Override
-        public String id() {
-            return "postgres";
-        }
-
-        @Override
-        public String label() {
-            return "JDBC, PostgreSQL " + server.version().replaceAll("\\..*", "");
-        }
-
-        @Override
-        public String setup() {
-            return "PostgreSQL " + server.version() + " from " + server.binaries() + ", started by the harness in a "
-                    + "temporary directory under " + System.getProperty("java.io.tmpdir") + ", default durability "
-                    + "(`fsync` and `synchronous_commit` on); a Hikari pool of " + POOL_SIZE + " per node";
-        }
-
-        @Override
-        public LockStore newStore(List<AutoCloseable> resources) {
-            return node(server.url(), null, resources);
-        }
-
-        @Override
-        public boolean sharesReadLocks() {
-            return false; // READ is exclusive in the JDBC store
-        }
-
-        @Override
-        public void stopServer() {
-            server.stop("fast");
-        }
-
-        @Override
-        public void startServer() {
-            server.start();
-        }
-
-        @Override
-        public void breakLease(String name) {
-            try {
-                deleteRow(server.admin(), name);
-            }
-            catch (SQLException ex) {
-                throw new IllegalStateException("Could not delete the row of " + name, ex);
-            }
-        }
-
-        @Override
-        public Optional<HolderCommand> holder() {
-            return Optional.of(new HolderCommand(HolderProcess.class,
-                    List.of(server.url(), JdbcLockConfig.defaults().tableName())));
-        }
-
-        @Override
-        public void close() {
-            server.close();
         }
     }
 }

@@ -32,7 +32,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What is particular to permits in the JDBC store ({@link PermitRows}), called directly as the engine would, on H2
- * (also in its PostgreSQL mode) and PostgreSQL: the rows (a marked name row and one slot row per holder, swept like
+ * (also in its PostgreSQL mode), PostgreSQL and MariaDB (the races also with the nodes' transactions in
+ * {@code READ COMMITTED}, which applications on MySQL often set): the rows (a marked name row and one slot row per holder, swept like
  * a lock's once free), grants racing from eight nodes at once never exceeding the permits nor repeating a token,
  * locks and permits racing for one name never holding it together, a forced release of every holder, a name taken by the other kind once every holder is gone, renewals that keep
  * the name row's lease above every holder's, and the names the store refuses.
@@ -127,7 +128,7 @@ class JdbcPermitsTests {
 
     @ParameterizedTest
     @ValueSource(strings = { TestDatabase.H2, TestDatabase.H2_POSTGRESQL_MODE, TestDatabase.POSTGRESQL,
-            TestDatabase.MARIADB })
+            TestDatabase.MARIADB, TestDatabase.MARIADB_READ_COMMITTED })
     void grantsRacingFromEightNodesNeverExceedThePermitsNorRepeatAToken(String db) throws Exception {
         int nodes = 8;
         int permits = 3;
@@ -191,7 +192,8 @@ class JdbcPermitsTests {
      * next round's locks take the name over through the transaction.
      */
     @ParameterizedTest
-    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB })
+    @ValueSource(strings = { TestDatabase.H2, TestDatabase.POSTGRESQL, TestDatabase.MARIADB,
+            TestDatabase.MARIADB_READ_COMMITTED })
     void locksAndPermitsRacingForANameNeverHoldItTogether(String db) throws Exception {
         int nodes = 8;
         try (TestDatabase database = TestDatabase.of(db)) {

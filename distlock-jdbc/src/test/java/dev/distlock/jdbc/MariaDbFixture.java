@@ -1,92 +1,48 @@
 package dev.distlock.jdbc;
 
-import java.sql.SQLException;
-import java.util.List;
 import java.util.Optional;
 
-import dev.distlock.spi.LockStore;
-import dev.distlock.test.support.StoreFixture;
+import dev.distlock.test.support.StoreFixture.Availability;
 
 /**
- * The contract's {@code mariadb} set-up: a MariaDB server of its own from the machine's binaries
- * ({@link MariaDbTestServer#startNew()}, so that "down" stops it and "up" starts it on the same data), the lock table
- * made by the module's script ({@code schema-mysql.sql}), the MariaDB JDBC driver, a Hikari pool per node.
+ * The MariaDB set-ups: a durable MariaDB server of its own from the machine's binaries
+ * ({@link MariaDbTestServer#startNew(boolean)}, so that "down" stops it and "up" starts it on the same data), the
+ * lock table made by the module's script ({@code schema-mysql.sql}), a Hikari pool per node, and one of the two JDBC
+ * drivers: {@code mariadb} with MariaDB Connector/J, {@code mariadb-mysql-connector-j} with MySQL Connector/J (which
+ * reports the product "MySQL" and maps error codes to states of its own, so the dialect is checked through both).
+ * The holder JVM of the crash suite uses the same driver. Workload S of the benchmarks runs on {@code mariadb}.
  * Unavailable, with the reason shown, where the binaries are missing.
  */
-final class MariaDbFixture implements StoreFixture {
+final class MariaDbFixture {
 
+    /** MariaDB Connector/J. */
     static final String ID = "mariadb";
 
-    private final MariaDbTestServer server;
+    /** MySQL Connector/J on the same server. */
+    static final String MYSQL_DRIVER_ID = "mariadb-mysql-connector-j";
 
-    private MariaDbFixture(MariaDbTestServer server) {
-        this.server = server;
+    private MariaDbFixture() {
     }
 
-    /** @return the fixture, or unavailable without the MariaDB binaries */
-    static Availability start() {
-        Optional<MariaDbTestServer> started = MariaDbTestServer.startNew();
+    /**
+     * @param id {@link #ID} or {@link #MYSQL_DRIVER_ID}
+     * @return the fixture, or unavailable without the MariaDB binaries
+     */
+    static Availability start(String id) {
+        MariaDbDriver driver = MYSQL_DRIVER_ID.equals(id) ? MariaDbDriver.MYSQL : MariaDbDriver.MARIADB;
+        Optional<MariaDbTestServer> started = MariaDbTestServer.startNew(true);
         if (started.isEmpty()) {
-            return new Availability.Unavailable("JDBC, MariaDB", MariaDbTestServer.missing());
+            return new Availability.Unavailable("JDBC, MariaDB, " + driver.label(), MariaDbTestServer.missing());
         }
-        JdbcFixtures.createTable(started.get().url(), null);
-        return new Availability.Ready(new MariaDbFixture(started.get()));
-    }
-
-    @Override
-    public String id() {
-        return ID;
-    }
-
-    @Override
-    public String label() {
-        return "JDBC, MariaDB " + server.version().replaceAll("^(\\d+\\.\\d+).*", "$1");
-    }
-
-    @Override
-    public String setup() {
-        return "MariaDB " + server.version() + " (InnoDB, REPEATABLE READ), started by the harness in a temporary "
-                + "directory, MariaDB Connector/J; a Hikari pool of " + JdbcFixtures.POOL_SIZE + " per node";
-    }
-
-    @Override
-    public LockStore newStore(List<AutoCloseable> resources) {
-        return JdbcFixtures.node(server.url(), null, resources);
-    }
-
-    @Override
-    public boolean sharesReadLocks() {
-        return false; // READ is exclusive in the JDBC store
-    }
-
-    @Override
-    public void stopServer() {
-        server.stop();
-    }
-
-    @Override
-    public void startServer() {
-        server.start();
-    }
-
-    @Override
-    public void breakLease(String name) {
-        try {
-            JdbcFixtures.deleteRow(server.admin(), name);
-        }
-        catch (SQLException ex) {
-            throw new IllegalStateException("Could not delete the row of " + name, ex);
-        }
-    }
-
-    @Override
-    public Optional<HolderCommand> holder() {
-        return Optional.of(new HolderCommand(HolderProcess.class,
-                List.of(server.url(), JdbcLockConfig.defaults().tableName())));
-    }
-
-    @Override
-    public void close() {
-        server.destroy();
+        MariaDbTestServer server = started.get();
+        JdbcFixtures.createTable(server.url(driver), null);
+        String version = server.version();
+        String label = "JDBC, MariaDB " + version.replaceAll("^(\\d+\\.\\d+).*", "$1")
+                + (driver == MariaDbDriver.MYSQL ? ", MySQL Connector/J" : "");
+        String setup = "MariaDB " + version + " (InnoDB, REPEATABLE READ, the redo log flushed at every commit), "
+                + "started by the harness in a temporary directory, " + driver.label() + "; a Hikari pool of "
+                + JdbcFixtures.POOL_SIZE + " per node";
+        return new Availability.Ready(new ServerFixture(id, label, setup, server.url(driver),
+                new ServerFixture.Server(server::admin, server::stop, server::start, server::destroy)));
     }
 }

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +61,7 @@ final class MariaDbTestServer {
      */
     static synchronized MariaDbTestServer shared() {
         if (shared == null) {
-            shared = startNew();
+            shared = startNew(false);
         }
         Assumptions.assumeTrue(shared.isPresent(), () -> missing);
         return shared.get();
@@ -70,7 +71,17 @@ final class MariaDbTestServer {
      * @return a server of its own (a fixture that stops and starts it), or empty without the binaries (then
      *         {@link #missing()} says why)
      */
-    static synchronized Optional<MariaDbTestServer> startNew() {
+    static Optional<MariaDbTestServer> startNew() {
+        return startNew(false);
+    }
+
+    /**
+     * @param durable whether every commit is flushed to the redo log on disk ({@code innodb_flush_log_at_trx_commit=1},
+     *        MariaDB's default), so that a killed server forgets no committed grant; the tests otherwise flush once
+     *        a second, since they test locking, not the disk
+     * @return a server of its own, or empty without the binaries (then {@link #missing()} says why)
+     */
+    static synchronized Optional<MariaDbTestServer> startNew(boolean durable) {
         String configured = System.getenv("DISTLOCK_MARIADB_BIN");
         List<Path> candidates = (configured != null && !configured.isBlank()) ? List.of(Path.of(configured))
                 : List.of(Path.of("/usr/sbin"), Path.of("/usr/bin"));
@@ -101,7 +112,7 @@ final class MariaDbTestServer {
                     "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + port, "--bind-address=127.0.0.1",
                     "--socket=" + directory.resolve("mariadb.sock"), "--pid-file=" + directory.resolve("mariadb.pid"),
                     "--skip-grant-tables", "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",
-                    "--innodb-flush-log-at-trx-commit=0"));
+                    "--innodb-flush-log-at-trx-commit=" + (durable ? "1" : "0")));
             command.addAll(asRoot);
             MariaDbTestServer started = new MariaDbTestServer(command, directory, port);
             started.start();
@@ -153,6 +164,52 @@ final class MariaDbTestServer {
         }
     }
 
+    /** Kills the server with SIGKILL, as a crash would (InnoDB recovers from its redo log at the next start). */
+    synchronized void kill() {
+        try {
+            process.destroyForcibly().waitFor();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Freezes the server (SIGSTOP): its connections stay open and nothing answers until {@link #resume()}. */
+    synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** Thaws a server frozen by {@link #pause()}. */
+    synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor();
+            if (exit != 0) {
+                throw new IllegalStateException("kill -" + signal + " mariadbd failed with " + exit);
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not signal mariadbd", ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** @return whether the server process runs (it may be frozen) */
+    synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** @return the port it listens on */
+    int port() {
+        return port;
+    }
+
     /** @return the server's version, as it reports it */
     String version() {
         try (Connection connection = admin()) {
@@ -184,13 +241,25 @@ final class MariaDbTestServer {
         return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
     }
 
-    /** @return the JDBC URL of the tests' database */
+    /** @return the JDBC URL of the tests' database for MariaDB Connector/J */
     String url() {
-        return url("distlock");
+        return url(MariaDbDriver.MARIADB);
+    }
+
+    /**
+     * @param driver the JDBC driver that is to serve the URL
+     * @return the JDBC URL of the tests' database for that driver
+     */
+    String url(MariaDbDriver driver) {
+        return url(driver, "distlock");
     }
 
     private String url(String database) {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=root";
+        return url(MariaDbDriver.MARIADB, database);
+    }
+
+    private String url(MariaDbDriver driver, String database) {
+        return "jdbc:" + driver.scheme() + "://127.0.0.1:" + port + "/" + database + "?user=root";
     }
 
     /** @return a new connection outside every node, for setting up and checking */
@@ -203,8 +272,20 @@ final class MariaDbTestServer {
      * @return a pool of its own
      */
     HikariDataSource pool(int poolSize) {
+        return pool(poolSize, MariaDbDriver.MARIADB, null);
+    }
+
+    /**
+     * @param poolSize the pool size
+     * @param driver the JDBC driver of its connections
+     * @param isolation the connections' transaction isolation (a {@code TRANSACTION_*} name of
+     *        {@link Connection}), or null for the server's ({@code REPEATABLE READ})
+     * @return a pool of its own
+     */
+    HikariDataSource pool(int poolSize, MariaDbDriver driver, @Nullable String isolation) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url());
+        config.setJdbcUrl(url(driver));
+        config.setTransactionIsolation(isolation);
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(0);
         return new HikariDataSource(config);

@@ -25,8 +25,14 @@ final class TestDatabase implements AutoCloseable {
 
     static final String POSTGRESQL = "postgresql";
 
-    /** MariaDB ({@link MariaDbTestServer}), with the MySQL dialect and script. */
+    /** MariaDB ({@link MariaDbTestServer}), with the MySQL dialect and script, through MariaDB Connector/J. */
     static final String MARIADB = "mariadb";
+
+    /** The same MariaDB server through MySQL Connector/J (which reports the product "MySQL"). */
+    static final String MARIADB_MYSQL_DRIVER = "mariadb-mysql-connector-j";
+
+    /** The same MariaDB server, MariaDB Connector/J, the nodes' transactions in {@code READ COMMITTED}. */
+    static final String MARIADB_READ_COMMITTED = "mariadb-read-committed";
 
     private final String name;
 
@@ -36,21 +42,26 @@ final class TestDatabase implements AutoCloseable {
 
     private final MariaDbTestServer mariadb;
 
+    private final MariaDbDriver driver;
+
     private final List<HikariDataSource> pools = new ArrayList<>();
 
     private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres) {
-        this(name, h2, postgres, null);
+        this(name, h2, postgres, null, MariaDbDriver.MARIADB);
     }
 
-    private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres, MariaDbTestServer mariadb) {
+    private TestDatabase(String name, H2TestServer h2, PostgresTestServer postgres, MariaDbTestServer mariadb,
+            MariaDbDriver driver) {
         this.name = name;
         this.h2 = h2;
         this.postgres = postgres;
         this.mariadb = mariadb;
+        this.driver = driver;
     }
 
     /**
-     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL} or {@link #MARIADB}
+     * @param name {@link #H2}, {@link #H2_POSTGRESQL_MODE}, {@link #POSTGRESQL}, {@link #MARIADB},
+     *        {@link #MARIADB_MYSQL_DRIVER} or {@link #MARIADB_READ_COMMITTED}
      * @return the database
      * @throws org.opentest4j.TestAbortedException for PostgreSQL or MariaDB on a machine without its binaries
      */
@@ -61,7 +72,12 @@ final class TestDatabase implements AutoCloseable {
             case H2_POSTGRESQL_MODE -> new TestDatabase(H2, new H2TestServer(";MODE=PostgreSQL;LOCK_TIMEOUT=10000"),
                     null);
             case POSTGRESQL -> new TestDatabase(name, null, PostgresTestServer.shared());
-            case MARIADB -> new TestDatabase(name, null, null, MariaDbTestServer.shared());
+            case MARIADB -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
+                    MariaDbDriver.MARIADB);
+            case MARIADB_MYSQL_DRIVER -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
+                    MariaDbDriver.MYSQL);
+            case MARIADB_READ_COMMITTED -> new TestDatabase(name, null, null, MariaDbTestServer.shared(),
+                    MariaDbDriver.MARIADB);
             default -> throw new IllegalArgumentException("No test database '" + name + "'");
         };
     }
@@ -76,7 +92,7 @@ final class TestDatabase implements AutoCloseable {
 
     /** @return the URL another JVM connects with (user {@code sa} on H2; in the URL on PostgreSQL) */
     String url() {
-        return h2 != null ? h2.url() : postgres != null ? postgres.url() : mariadb.url();
+        return h2 != null ? h2.url() : postgres != null ? postgres.url() : mariadb.url(driver);
     }
 
     /** Runs the module's script on the table as it is (an existing table is kept, and completed). */
@@ -89,7 +105,8 @@ final class TestDatabase implements AutoCloseable {
     /** @return a pool of its own (one node's connections) */
     HikariDataSource pool(int size) {
         HikariDataSource pool = h2 != null ? h2.pool(size) : postgres != null ? postgres.pool(size)
-                : mariadb.pool(size);
+                : mariadb.pool(size, driver, MARIADB_READ_COMMITTED.equals(name) ? "TRANSACTION_READ_COMMITTED"
+                        : null);
         pools.add(pool);
         return pool;
     }
