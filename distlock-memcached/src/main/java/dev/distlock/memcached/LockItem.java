@@ -4,8 +4,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A name's item, {@code token|leaseEndMicros|owner|holder}: the fencing token, the lease's end by the writer's token
- * clock (for {@code describe}; the item's expiry is what frees the name), the owner token and the holder's instance id
- * (last: any character). A free item (owner {@code -}, never an owner token) keeps the floor of the next token.
+ * clock (what frees the name, {@link MemcachedLockStore#CLOCK_SKEW_MICROS} later; the item's expiry only cleans up),
+ * the owner token and the holder's instance id (last: any character). A free item (owner {@code -}, never an owner
+ * token) keeps the floor of the next token.
  */
 record LockItem(long token, long leaseEndMicros, String owner, String holder) {
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import com.spotify.folsom.MemcacheStatus;
@@ -30,10 +31,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The Memcached {@link LockStore}: a name is one item ({@link LockItem}) on one of the {@link MemcachedServers}.
- * Acquire is {@code add} with the lease as expiry (one round trip); a free item, or the request's own, is taken by
- * {@code gets} and {@code cas}, as renewals and releases are, owner-checked. The expiry is the lease rounded up to
- * whole seconds plus one, since an item set for {@code n} s lives {@code n - 1} to {@code n} s (the server's clock
- * ticks once a second): it never ends before the lease the engine counts. Tokens
+ * Acquire is {@code add} (one round trip); an item that is free, whose lease ended, or the request's own, is taken by
+ * {@code gets} and {@code cas}, as renewals and releases are, owner-checked. <b>The lease's end is the one written in
+ * the item</b> (by the writer's token clock), and other instances take the name only {@link #CLOCK_SKEW_MICROS} after
+ * it: Memcached's own clock cannot end a lease. It ticks once a second on a timer, lags real time (2 s was seen), and
+ * after the server was paused it lags by the pause until its timer runs again; with expiry as the lease (rounded up,
+ * plus one second) the fault campaign found two overlaps, each after a paused server or a late tick. The item's expiry,
+ * the lease rounded up plus {@link #EXPIRY_GRACE_SECONDS}, only cleans up. Tokens
  * ({@link StoreTraits.TokenSource#CLOCK}) are at least the token clock in µs and above the item's; a release leaves a
  * free item with the floor for a lease. Memcached has no notifications: a waiter backs off 20 ms, doubling per busy
  * answer up to the engine's 500 ms (each jittered down to half). No permits; a reader holds the name alone. The
@@ -42,6 +46,10 @@ import org.jspecify.annotations.Nullable;
 public final class MemcachedLockStore implements LockStore {
 
     private static final int TRIES = 5; // writes per update, each after someone else's write came between
+    /** How far instances' clocks may be apart: a lease ends for the others this long after its written end. */
+    static final long CLOCK_SKEW_MICROS = 1_000_000;
+    /** How long an item outlives its lease before Memcached drops it: far more than Memcached's clock lags. */
+    static final int EXPIRY_GRACE_SECONDS = 10;
     private static final int FORCED_FLOOR_SECONDS = 31; // a forced release knows no lease: the default one, plus 1
     private final MemcachedServers servers;
     private final String keyPrefix;
@@ -80,9 +88,10 @@ public final class MemcachedLockStore implements LockStore {
             return client.add(key(keyPrefix, request.name()), mine.encode(), expiry).thenCompose(added -> added
                     == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
                     : added != MemcacheStatus.ITEM_NOT_STORED ? failed(request.name(), added)
-                    : update(request.name(), expiry, item -> item.isFree()
-                            ? held(request, Math.max(servers.clockMicros(), item.token() + 1))
-                            : item.owner().equals(request.ownerToken()) ? held(request, item.token()) : null, TRIES));
+                    : update(request.name(), expiry, item -> item.owner().equals(request.ownerToken())
+                            ? held(request, item.token())
+                            : item.isFree() || item.leaseEndMicros() + CLOCK_SKEW_MICROS < servers.clockMicros()
+                            ? held(request, Math.max(servers.clockMicros(), item.token() + 1)) : null, TRIES));
         }).thenApply(taken -> answer(request, waiting, taken));
     }
 
@@ -95,10 +104,22 @@ public final class MemcachedLockStore implements LockStore {
         return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1)));
     }
 
+    /**
+     * Tried again every 250 ms for up to 10 s while Memcached does not answer: Folsom fails a call at once while its
+     * connection is down (Lettuce would queue it), and an attempt that reached a frozen server before the engine gave
+     * up on it is granted when the server thaws; undone by nobody, it would block the name for a whole lease.
+     */
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
         busyAnswers.remove(request.ownerToken());
-        return release(request, 0).thenAccept(freed -> { });
+        return undo(request, 40);
+    }
+
+    private CompletionStage<Void> undo(LockRequest request, int tries) {
+        return release(request, 0).handle((freed, failure) -> failure == null || tries <= 1
+                ? CompletableFuture.<Void>completedFuture(null)
+                : CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(250, TimeUnit.MILLISECONDS))
+                        .thenCompose(later -> undo(request, tries - 1))).thenCompose(Function.identity());
     }
 
     /** The lease's token may be above its item's (local hand-offs): the floor takes it. */
@@ -132,7 +153,7 @@ public final class MemcachedLockStore implements LockStore {
                 .thenApply(done -> results.stream().map(CompletableFuture::join).toList());
     }
 
-    /** A lease ended by the writer's clock counts as free, although its item may live a second more. */
+    /** A lease ended by the writer's clock counts as free, although its item lives on until its expiry. */
     @Override
     public CompletionStage<Optional<LockInfo>> describe(String name) {
         return servers.ready().thenCompose(client -> client.get(key(keyPrefix, name))).thenApply(value -> {
@@ -187,9 +208,9 @@ public final class MemcachedLockStore implements LockStore {
                 request.holder());
     }
 
-    /** The lease in whole seconds rounded up, plus the second Memcached's clock may lag (see the class comment). */
+    /** The lease in whole seconds rounded up, plus the grace that Memcached's lagging clock needs (class comment). */
     static int expirySeconds(Duration lease) {
-        long seconds = (lease.toMillis() + 999) / 1000 + 1;
+        long seconds = (lease.toMillis() + 999) / 1000 + EXPIRY_GRACE_SECONDS;
         if (seconds > 2_592_000) { // beyond 30 days Memcached reads an expiry as a point in time
             throw new IllegalArgumentException("The Memcached store takes leases of up to 30 days: " + lease);
         }

@@ -58,8 +58,8 @@ final class MemcachedTopology implements CampaignTopology {
     @Override
     public String guarantee() {
         return "Mutual exclusion and increasing tokens while the server keeps its items (evictions off, no restart): "
-                + "a lock is an item added with the lease as expiry (whole seconds, rounded up, plus one), renewed and "
-                + "released by compare-and-set; tokens are at least the instances' clock in µs and above the name's "
+                + "a lock is an item holding its lease's end by the holder's clock (others take it 1 s after), "
+                + "renewed and released by compare-and-set; tokens are at least the instances' clock in µs and above the name's "
                 + "last. Fails closed while the server is unreachable.";
     }
 
