@@ -19,7 +19,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
  * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
- * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,mariadb,zookeeper,etcd,etcd-3] [--out docs/engineering/benchmarks.md]
+ * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,mariadb,zookeeper,etcd,etcd-3,memcached] [--out docs/engineering/benchmarks.md]
  * [--note "..."]}
  * <p>
  * Workload K (the sample's flash sale) runs only when named, e.g. {@code --workloads K}: it starts the sample app's
