@@ -50,14 +50,15 @@ final class AsyncRelease {
      */
     static CompletableFuture<@Nullable Object> holdUntilComplete(CompletionStage<?> stage, MultiLockHandle locks) {
         CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();
-        // At a loss with OnLeaseLost.INTERRUPT the caller learns it at once, and the method's own future (which may
-        // be what stops the work: a FutureTask interrupts its thread) is cancelled; the lock is released when it
-        // completes, as ever.
+        // At a loss with OnLeaseLost.INTERRUPT the method's own future (which may be what stops the work: a
+        // FutureTask interrupts its thread) is cancelled, and only then does the caller learn of the loss, so that
+        // whoever sees the returned future fail knows the work was told to stop. The lock is released when the
+        // method's stage completes, as ever.
         LossStops stops = LossStops.wanted(locks) ? LossStops.watch(locks, RELEASES, lost -> {
-            returned.completeExceptionally(lost);
             if (stage instanceof Future<?> future) {
                 future.cancel(true);
             }
+            returned.completeExceptionally(lost);
         }) : null;
         stage.whenCompleteAsync((value, error) -> {
             if (stops != null) {
