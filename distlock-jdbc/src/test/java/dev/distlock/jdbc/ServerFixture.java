@@ -70,17 +70,9 @@ record ServerFixture(String id, String label, String setup, String url, Server s
         }
     }
 
-    /**
-     * No holder main through MySQL Connector/J for now: its crash test failed once in a CI run (the killed holder's
-     * lock was still held 8 s after the kill, where the lease is 2 s) and once its holder's token read-back hit the
-     * 15 s query timeout; neither is explained yet, and the MariaDB driver's crash test passes on the same server.
-     * The crash suite says it skips this fixture.
-     */
+    /** The holder main, through the fixture's own driver (either Connector/J for MariaDB). */
     @Override
     public Optional<HolderCommand> holder() {
-        if (MariaDbFixture.MYSQL_DRIVER_ID.equals(id)) {
-            return Optional.empty();
-        }
         return Optional.of(new HolderCommand(HolderProcess.class, List.of(url, JdbcLockConfig.defaults()
                 .tableName())));
     }

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +30,12 @@ public final class HolderJvm implements AutoCloseable {
     /** The line a holder main prints once it holds the lock, followed by the fencing token. */
     public static final String LOCKED = "LOCKED ";
 
+    /** The lines {@link #output()} keeps. */
+    private static final int KEPT_LINES = 200;
+
     private final Process process;
+
+    private final ArrayDeque<String> lastLines = new ArrayDeque<>();
 
     private HolderJvm(Process process) {
         this.process = process;
@@ -58,7 +64,17 @@ public final class HolderJvm implements AutoCloseable {
      * @throws InterruptedException when interrupted
      */
     public long awaitLocked(Duration timeout) throws InterruptedException {
-        CompletableFuture<String> locked = CompletableFuture.supplyAsync(this::firstLockedLine);
+        CompletableFuture<String> locked = new CompletableFuture<>();
+        // The output is read to its end, not only to the LOCKED line: a holder whose output nobody reads blocks
+        // once the pipe is full, watchdog and all, and what it printed later explains a failure (output()).
+        forEachLine(line -> {
+            if (line.startsWith(LOCKED)) {
+                locked.complete(line);
+            }
+            else {
+                remember(line);
+            }
+        }).thenRun(() -> locked.complete("EOF after:\n" + output()));
         try {
             String line = locked.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!line.startsWith(LOCKED)) {
@@ -67,7 +83,27 @@ public final class HolderJvm implements AutoCloseable {
             return Long.parseLong(line.substring(LOCKED.length()).trim());
         }
         catch (ExecutionException | TimeoutException ex) {
-            throw new IllegalStateException("The holder JVM did not lock within " + timeout, ex);
+            throw new IllegalStateException("The holder JVM did not lock within " + timeout + "; it printed:\n"
+                    + output(), ex);
+        }
+    }
+
+    /**
+     * @return the last lines the JVM printed, other than its LOCKED line, when read by
+     *         {@link #awaitLocked(Duration)}: for a failure's message
+     */
+    public String output() {
+        synchronized (lastLines) {
+            return String.join("\n", lastLines);
+        }
+    }
+
+    private void remember(String line) {
+        synchronized (lastLines) {
+            if (lastLines.size() == KEPT_LINES) {
+                lastLines.removeFirst();
+            }
+            lastLines.addLast(line);
         }
     }
 
@@ -174,24 +210,5 @@ public final class HolderJvm implements AutoCloseable {
     public void close() {
         resume(); // a frozen process is killed too, but do not leave it stopped if the kill races
         process.destroyForcibly();
-    }
-
-    private String firstLockedLine() {
-        StringBuilder output = new StringBuilder("EOF after:\n");
-        // Left open: the holder may still write (its logs) while it holds the lock.
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8));
-        try {
-            for (String line = out.readLine(); line != null; line = out.readLine()) {
-                if (line.startsWith(LOCKED)) {
-                    return line;
-                }
-                output.append(line).append('\n');
-            }
-            return output.toString();
-        }
-        catch (IOException ex) {
-            return output.append(ex).toString();
-        }
     }
 }
