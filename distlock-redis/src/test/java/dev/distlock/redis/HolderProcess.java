@@ -2,8 +2,6 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
-import dev.distlock.LockHandle;
-import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
@@ -34,10 +32,6 @@ public final class HolderProcess {
         StoreLockService service = new StoreLockService(new RedisLockStore(factory, LockNodes.redisConfig(args[1])),
                 LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[3]))), LockListener.NONE);
         service.start();
-        int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
-        LockHandle handle = service.lock(args[2], LockOptions.defaults().withPermits(permits));
-        System.out.println(HolderJvm.LOCKED + handle.fencingToken());
-        System.out.flush();
-        Thread.sleep(Long.MAX_VALUE); // holds the lock, watchdog renewing, until SIGKILL
+        HolderJvm.holdUntilKilled(service, args[2], args.length > 4 ? Integer.parseInt(args[4]) : 1);
     }
 }

@@ -79,9 +79,10 @@ class RedisHandOverTests {
             LockHandle held = holder.lock("item");
             Future<LockHandle> waiting = pool.submit(() -> waiter.lock("item"));
             StringRedisTemplate redis = warm.redis(server);
-            await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size("warm:{item}:waiters") == 1);
+            // Generous bounds: the first hand-over of a JVM on a busy machine is what this waits out.
+            await().atMost(Duration.ofSeconds(30)).until(() -> redis.opsForZSet().size("warm:{item}:waiters") == 1);
             held.unlock();
-            waiting.get(5, TimeUnit.SECONDS).unlock();
+            waiting.get(30, TimeUnit.SECONDS).unlock();
         }
     }
 
@@ -107,11 +108,7 @@ class RedisHandOverTests {
         gate.open.countDown();
         assertThat(sentWhenStarted).as("no confirmation had been sent when the waiter started").isZero();
         assertThat(handed.fencingToken()).isGreaterThan(held.fencingToken());
-        // On a busy machine the waiter's own timed retry (not gated) may reach Redis before the hand-over's news
-        // reached the waiter: acquire.lua then grants it the name handed to it, with the hand-over's token. Legal,
-        // but not the path this test is about (seen once in a CI run beside a fault campaign).
-        Assumptions.assumeTrue(beforeConfirmation != null && beforeConfirmation.startsWith("="),
-                "the waiter's own retry took the handed lock before the hand-over's news came (busy machine)");
+        assumeHandedOver(beforeConfirmation);
         assertThat(beforeConfirmation).as("handed over, not yet confirmed")
                 .startsWith("=").endsWith(":" + handed.fencingToken());
 
@@ -134,6 +131,7 @@ class RedisHandOverTests {
         scene.held().unlock();
         LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
         assertThat(handed.isHeld()).isTrue();
+        assumeHandedOver(redis.opsForValue().get("lost:{item}"));
         // The hand-over ends before the confirmation is sent (as when it comes later than the window): the lock is
         // free, and the confirmation takes nothing.
         redis.delete("lost:{item}");
@@ -154,6 +152,7 @@ class RedisHandOverTests {
         GatedConfirmations gate = scene.gate();
         scene.held().unlock();
         LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
+        assumeHandedOver(redis.opsForValue().get("early:{item}"));
         handed.unlock(); // its confirmation is still held back: the release takes the hand-over by the owner token
         assertThat(gate.sent.get()).isZero();
         assertThat(redis.hasKey("early:{item}")).as("released, not left for the window to end").isFalse();
@@ -178,7 +177,7 @@ class RedisHandOverTests {
         LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
         // Stretch the 100 ms window so that this test's steps surely fall inside it; the script sees a hand-over.
         redis.expire("forced:{item}", Duration.ofSeconds(30));
-        assertThat(redis.opsForValue().get("forced:{item}")).as("handed over, not yet confirmed").startsWith("=");
+        assumeHandedOver(redis.opsForValue().get("forced:{item}"));
 
         // DESIGN section 2: a name being handed over counts as held.
         assertThat(operator.forceRelease("item")).as("a name in its hand-over window is held").isTrue();
@@ -209,6 +208,7 @@ class RedisHandOverTests {
             scene.held().unlock();
             LockHandle handed = scene.waiting().get(5, TimeUnit.SECONDS);
             redis.expire("forced-next:{item}", Duration.ofSeconds(30));
+            assumeHandedOver(redis.opsForValue().get("forced-next:{item}"));
 
             assertThat(scene.holder().forceRelease("item")).isTrue();
             LockHandle next = secondWaiting.get(5, TimeUnit.SECONDS);
@@ -279,6 +279,17 @@ class RedisHandOverTests {
         Future<LockHandle> waiting = threads.submit(() -> waiter.lock("item"));
         await().atMost(Duration.ofSeconds(5)).until(() -> redis.opsForZSet().size(prefix + ":{item}:waiters") == 1);
         return new Scene(holder, waiter, gate, redis, held, waiting);
+    }
+
+    /**
+     * Skips the rest of a test unless the name is in its hand-over window ({@code =} before the owner): on a busy
+     * machine the waiter's own timed retry (not gated) may reach Redis before the hand-over's news reached the
+     * waiter, and acquire.lua then grants it the name handed to it, with the hand-over's token. Legal, but not the
+     * path these tests are about (seen in a CI run beside a fault campaign, and in a build with -T2).
+     */
+    private static void assumeHandedOver(String value) {
+        Assumptions.assumeTrue(value != null && value.startsWith("="),
+                "the waiter's own retry took the handed lock before the hand-over's news came (busy machine)");
     }
 
     private record Scene(StoreLockService holder, StoreLockService waiter, GatedConfirmations gate,

@@ -3,8 +3,6 @@ package dev.distlock.zookeeper;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.LockHandle;
-import dev.distlock.LockOptions;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
@@ -34,11 +32,6 @@ public final class ZooKeeperHolderProcess {
         }
         StoreLockService service = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
         service.start();
-        int permits = args.length > 4 ? Integer.parseInt(args[4]) : 1;
-        LockHandle handle = service.lock(args[2], LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))
-                .withPermits(permits));
-        System.out.println(HolderJvm.LOCKED + handle.fencingToken());
-        System.out.flush();
-        Thread.sleep(Long.MAX_VALUE); // holds the lock, on its session alone, until SIGKILL
+        HolderJvm.holdUntilKilled(service, args[2], args.length > 4 ? Integer.parseInt(args[4]) : 1);
     }
 }

@@ -16,6 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.core.StoreLockService;
+
 /**
  * A lock holder in a JVM of its own, for crash tests: only a process shows what a crashed application node does to
  * its locks. The main class runs on this JVM's class path, takes a lock and prints {@code LOCKED <fencing token>};
@@ -39,6 +43,29 @@ public final class HolderJvm implements AutoCloseable {
 
     private HolderJvm(Process process) {
         this.process = process;
+    }
+
+    /**
+     * The end of a holder main: takes the lock (or a permit of it) on a started service, prints {@link #LOCKED} and
+     * the token, and holds it until the JVM is killed. One lock of another name in the same mode comes first: a
+     * lease runs from the moment its acquire is sent, and a cold JVM's first acquire also opens the first
+     * connection and loads the client's classes (seen: 1.3 s with MySQL Connector/J on a busy machine), which
+     * could use up a short lease before its first renewal. The crash tests time what follows the lock, not that.
+     *
+     * @param service the holder's started lock service
+     * @param name the lock name
+     * @param permits the permits of the name (1 for a lock)
+     * @throws InterruptedException never in practice: the process is killed while it holds the lock
+     */
+    public static void holdUntilKilled(StoreLockService service, String name, int permits)
+            throws InterruptedException {
+        // Waits as long as a busy machine may take: the start of the holder is not what the tests check.
+        LockOptions options = LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)).withPermits(permits);
+        service.lock(name + "-warm-up", options).unlock();
+        LockHandle handle = service.lock(name, options);
+        System.out.println(LOCKED + handle.fencingToken());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
     }
 
     /**
