@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import com.spotify.folsom.MemcacheStatus;
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.LockInfo;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
@@ -64,7 +65,8 @@ public final class MemcachedLockStore implements LockStore {
     /**
      * @param config the settings
      * @return a store on a client of its own (closed with it), the servers checked ({@link MemcachedServers})
-     * @throws IllegalStateException when a server may evict and {@code distlock.memcached.allow-evictions} is false
+     * @throws InvalidPropertyException naming {@code distlock.memcached.allow-evictions} when a server may evict and
+     *         the property is false
      */
     public static MemcachedLockStore connect(MemcachedLockConfig config) {
         return new MemcachedLockStore(new MemcachedServers(config).checkAtStart(), config.keyPrefix());

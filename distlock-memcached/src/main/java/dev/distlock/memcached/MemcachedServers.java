@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import com.spotify.folsom.AsciiMemcacheClient;
 import com.spotify.folsom.MemcacheClientBuilder;
 import com.spotify.folsom.MemcachedStats;
+import dev.distlock.InvalidPropertyException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
 final class MemcachedServers implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(MemcachedServers.class);
+
+    private static final String ALLOW_EVICTIONS = "distlock.memcached.allow-evictions";
     private final MemcachedLockConfig config;
     private final AsciiMemcacheClient<String> client;
     private volatile @Nullable CompletableFuture<AsciiMemcacheClient<String>> checked;
@@ -64,11 +67,11 @@ final class MemcachedServers implements AutoCloseable {
             String risk = "Memcached at " + server + " may evict items under memory pressure (stats settings: "
                     + "evictions " + evictions + "), which would silently free a held lock";
             if (!"off".equals(evictions) && !config.allowEvictions()) {
-                throw new IllegalStateException(risk + ". Run it with `memcached -M` (evictions off), or set "
-                        + "distlock.memcached.allow-evictions=true to accept that risk");
+                throw new InvalidPropertyException(ALLOW_EVICTIONS, "is false, and " + risk + ". Run it with "
+                        + "`memcached -M` (evictions off), or set " + ALLOW_EVICTIONS + "=true to accept that risk");
             }
             if (!"off".equals(evictions)) {
-                log.warn("{}: accepted as distlock.memcached.allow-evictions=true. Run it with `memcached -M`", risk);
+                log.warn("{}: accepted as {}=true. Run it with `memcached -M`", risk, ALLOW_EVICTIONS);
             }
         });
         String time = stats.values().iterator().next().getStats().get("time");
@@ -85,7 +88,7 @@ final class MemcachedServers implements AutoCloseable {
      * Checks the servers at start; one that does not answer in time is checked at the first call.
      *
      * @return these servers
-     * @throws IllegalStateException when a server may evict and evictions are not allowed (the client is closed)
+     * @throws InvalidPropertyException when a server may evict and evictions are not allowed (the client is closed)
      */
     MemcachedServers checkAtStart() {
         try {
@@ -95,9 +98,9 @@ final class MemcachedServers implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         catch (ExecutionException | TimeoutException ex) {
-            if (ex.getCause() instanceof IllegalStateException refused) { // a server that may evict
+            if (ex.getCause() instanceof InvalidPropertyException refused) { // a server that may evict
                 close();
-                throw new IllegalStateException(refused.getMessage(), refused);
+                throw new InvalidPropertyException(refused.property(), refused.problem());
             }
             log.warn("Memcached did not answer at start ({}): it is checked at the first call", ex.toString());
         }

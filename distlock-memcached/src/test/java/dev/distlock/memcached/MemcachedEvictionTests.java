@@ -2,6 +2,7 @@ package dev.distlock.memcached;
 
 import java.time.Duration;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.LockHandle;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
@@ -40,7 +41,7 @@ class MemcachedEvictionTests {
     @Test
     void aServerThatMayEvictIsRefusedAtStart() {
         assertThatThrownBy(() -> MemcachedLockStore.connect(MemcachedFixtures.config(evicting.address(),
-                Duration.ofSeconds(2)))).isInstanceOf(IllegalStateException.class)
+                Duration.ofSeconds(2)))).isInstanceOf(InvalidPropertyException.class)
                 .hasMessageContaining("evictions on").hasMessageContaining("memcached -M")
                 .hasMessageContaining("distlock.memcached.allow-evictions=true");
     }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
+import dev.distlock.InvalidPropertyException;
 import dev.distlock.LockContext;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
@@ -12,6 +13,7 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.annotation.DistributedLock;
 import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
+import dev.distlock.autoconfigure.DistlockPropertyFailureAnalyzer;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.memcached.MemcachedTestServer;
 import dev.distlock.memcached.MemcachedLockStore;
@@ -142,9 +144,17 @@ class DistlockMemcachedAutoConfigurationTests {
 
     @Test
     void aServerThatMayEvictFailsStartUpUnlessEvictionsAreAllowed() {
-        memcachedOnly.withPropertyValues("distlock.memcached.servers=" + evicting.address()).run(context -> assertThat(
-                context).hasFailed().getFailure().rootCause().hasMessageContaining("distlock.memcached.allow-evictions")
-                .hasMessageContaining("memcached -M"));
+        memcachedOnly.withPropertyValues("distlock.memcached.servers=" + evicting.address()).run(context -> {
+            assertThat(context).hasFailed().getFailure().rootCause().isInstanceOf(InvalidPropertyException.class)
+                    .hasMessageContaining("distlock.memcached.allow-evictions").hasMessageContaining("memcached -M");
+            // Reported as Boot's Description / Action block naming the property and what to do on the server.
+            assertThat(new DistlockPropertyFailureAnalyzer().analyze(context.getStartupFailure()))
+                    .satisfies(analysis -> {
+                        assertThat(analysis.getDescription()).contains("distlock.memcached.allow-evictions")
+                                .contains(evicting.address()).contains("memcached -M");
+                        assertThat(analysis.getAction()).contains("distlock.memcached.allow-evictions");
+                    });
+        });
         memcachedOnly.withPropertyValues("distlock.memcached.servers=" + evicting.address(),
                 "distlock.memcached.allow-evictions=true").run(context -> {
                     assertThat(context).hasNotFailed();
