@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntUnaryOperator;
 
 import dev.distlock.LockUnavailableException;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * most every minute), deletes the rows of names whose last lease ended longer ago than the retention, in batches
  * so that no statement holds many row locks. Every node sweeps (a delete is idempotent, the batches are small);
  * the first sweep comes after a random part of the interval, so that nodes started together do not sweep in step.
- * A database that cannot be reached only delays the next sweep: the lock path reports it. The rows of permits need
+ * A database that cannot be reached only delays the next sweep: the lock path reports it. Sweeps that keep failing
+ * (a user without {@code DELETE}) are reported with a WARN, since nothing else would show the table growing. The rows of permits need
  * no sweep of their own ({@link PermitRows}): a free slot row goes like a lock's row, and a name row marked for
  * permits only once its lease, which outlasts every holder's, ended longer ago than the retention.
  */
@@ -31,11 +33,16 @@ final class RowSweeper implements AutoCloseable {
 
     private static final Duration MAX_INTERVAL = Duration.ofMinutes(1);
 
+    /** Sweeps failed in a row after which a WARN says so (once per streak). */
+    static final int FAILURES_WORTH_A_WARNING = 3;
+
     private static final Logger log = LoggerFactory.getLogger(JdbcLockStore.class);
 
     private final IntUnaryOperator deleteBatch;
 
     private final long intervalMillis;
+
+    private final AtomicInteger failuresInARow = new AtomicInteger();
 
     private @Nullable ScheduledExecutorService scheduler;
 
@@ -65,7 +72,7 @@ final class RowSweeper implements AutoCloseable {
         scheduler = started;
     }
 
-    /** @return the rows deleted by one sweep; 0 when the database could not be reached */
+    /** @return the rows deleted by one sweep (before a failure, if it failed) */
     int sweep() {
         int deleted = 0;
         try {
@@ -78,10 +85,25 @@ final class RowSweeper implements AutoCloseable {
             }
         }
         catch (LockUnavailableException ex) {
-            log.debug("Could not delete expired lock rows, trying again at the next sweep: {}", ex.getMessage());
+            // A database that cannot be reached is the lock path's news; one that keeps refusing the delete (a
+            // user without DELETE on the table) is only ever seen here, and the table then grows without end.
+            if (failuresInARow.incrementAndGet() == FAILURES_WORTH_A_WARNING) {
+                log.warn("Could not delete expired lock rows {} sweeps in a row, so the lock table grows meanwhile "
+                        + "(does the database user have DELETE on it?): {}", FAILURES_WORTH_A_WARNING,
+                        ex.getMessage());
+            }
+            else {
+                log.debug("Could not delete expired lock rows, trying again at the next sweep: {}", ex.getMessage());
+            }
+            return deleted;
         }
         catch (RuntimeException ex) {
+            failuresInARow.incrementAndGet();
             log.warn("Could not delete expired lock rows, trying again at the next sweep", ex);
+            return deleted;
+        }
+        if (failuresInARow.getAndSet(0) >= FAILURES_WORTH_A_WARNING) {
+            log.info("Deleting expired lock rows works again");
         }
         if (deleted > 0) {
             log.debug("Deleted {} lock rows free for longer than the row retention", deleted);
