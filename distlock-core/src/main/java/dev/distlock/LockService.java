@@ -140,7 +140,8 @@ public interface LockService {
     default MultiLockHandle lockAll(Collection<String> names, LockOptions options) {
         return tryLockAll(names, options).orElseThrow(() -> new LockTimeoutException(
                 "Locks " + LockGroup.order(names) + " not all acquired within "
-                        + describeWait(effectiveWait(options)),
+                        + describeWait(effectiveWait(options))
+                        + LockTimeoutException.heldBy(this, LockGroup.order(names)),
                 LockGroup.order(names), effectiveWait(options).orElse(null), null));
     }
 

@@ -1,6 +1,7 @@
 package dev.distlock;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,33 @@ public class LockTimeoutException extends LockException {
     public LockTimeoutException(String message, List<String> lockNames, @Nullable Duration waitTime,
             @Nullable String method) {
         super(message, lockNames, waitTime, method, null);
+    }
+
+    /**
+     * {@link #heldBy(LockService, String)} for a timeout of several locks taken together: {@code "; held: '<name>'
+     * by <instance id> (fencing token <n>), ..."} for those held when the wait ended, in the order given. One
+     * {@link LockService#describe} call per name; the first that fails ends the look-up with what is known by then,
+     * so a stalled store delays the exception by at most one {@code distlock.command-timeout}.
+     *
+     * @param service the service that timed out
+     * @param names the locks it waited for
+     * @return the note, starting with {@code "; "}, or an empty string
+     */
+    public static String heldBy(LockService service, List<String> names) {
+        if (names.size() == 1) {
+            return heldBy(service, names.get(0));
+        }
+        List<String> held = new ArrayList<>();
+        for (String name : names) {
+            try {
+                service.describe(name).ifPresent(info -> held.add("'" + name + "' by " + info.holder()
+                        + " (fencing token " + info.fencingToken() + ")"));
+            }
+            catch (RuntimeException ex) { // as above: the timeout is the news
+                break;
+            }
+        }
+        return held.isEmpty() ? "" : "; held: " + String.join(", ", held);
     }
 
     /**

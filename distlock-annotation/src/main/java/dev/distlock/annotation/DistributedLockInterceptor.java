@@ -131,7 +131,7 @@ public class DistributedLockInterceptor implements MethodInterceptor, BeanFactor
         throw new LockTimeoutException(describe(lockNames) + " of " + operation.describeMethod()
                 + (lockNames.size() == 1 ? " not acquired within " : " not all acquired within ")
                 + wait.map(LockException::millis).orElse("the configured distlock.wait-time")
-                + (lockNames.size() == 1 ? LockTimeoutException.heldBy(service, lockNames.get(0)) : ""), lockNames,
+                + LockTimeoutException.heldBy(service, lockNames), lockNames,
                 wait.orElse(null), operation.shortMethodName());
     }
 

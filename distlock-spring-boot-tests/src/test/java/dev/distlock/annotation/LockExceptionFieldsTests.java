@@ -75,7 +75,10 @@ class LockExceptionFieldsTests {
                     () -> stock.transfer(List.of(3L, 2L)));
             assertThat(both.lockNames()).containsExactly("account:3", "account:2");
             assertThat(both.waitTime()).contains(Duration.ofMillis(40));
-            assertThat(both).hasMessageEndingWith("not all acquired within 40 ms");
+            // Several locks: the message names those held and by whom (here only account:2 is).
+            assertThat(both).hasMessageEndingWith("not all acquired within 40 ms; held: 'account:2' by "
+                    + ((StoreLockService) locks).config().instanceId() + " (fencing token " + account.fencingToken()
+                    + ")");
             account.unlock();
             held.unlock();
         });
@@ -99,7 +102,9 @@ class LockExceptionFieldsTests {
                             .withWaitTime(Duration.ofMillis(20))));
             assertThat(all.lockNames()).containsExactly("audit", "report");
             assertThat(all.waitTime()).contains(Duration.ofMillis(20));
-            assertThat(all).hasMessage("Locks [audit, report] not all acquired within 20 ms");
+            assertThat(all).hasMessage("Locks [audit, report] not all acquired within 20 ms; held: 'report' by "
+                    + ((StoreLockService) locks).config().instanceId() + " (fencing token " + held.fencingToken()
+                    + ")");
             held.unlock();
         });
     }
