@@ -190,7 +190,8 @@ final class StoreCalls {
 
     /**
      * @return one result per lease, in order; {@link RenewalResult#ERROR} for every lease of a batch the store did
-     *         not answer in time, failed, or answered with the wrong number of results
+     *         not answer in time (within the command timeout of the round's start or of the previous batch's
+     *         answer, whichever is later), failed, or answered with the wrong number of results
      */
     List<RenewalResult> renew(List<? extends Lease> leases) {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -210,6 +211,12 @@ final class StoreCalls {
             List<RenewalResult> answer;
             try {
                 answer = await(sent.get(i), Math.max(0, deadline - System.nanoTime()), "renew " + size + " leases");
+                // The store answers: the next batch, which it may serve only now (Redis works through pipelined
+                // calls in turn), is bounded from this answer on. One timeout for the whole round would count the
+                // tail of a long round as failed on a busy store that renews it all, and the deadline guard would
+                // then report those leases lost. A store that stops answering still ends the round within one
+                // timeout of its last answer.
+                deadline = Math.max(deadline, System.nanoTime() + timeoutNanos);
                 if (answer.size() != size) {
                     log.warn("{} answered {} renewals for {} leases; counted as not renewed", store, answer.size(),
                             size);
