@@ -36,7 +36,7 @@ final class HeldLocksReport {
         }
         line.accept("## L. Many held locks (issue 40)");
         line.accept("");
-        line.accept("One client holds the locks on distinct names, taken by " + HeldLocksWorkload.OWNERS
+        line.accept("One client holds the locks on distinct names, taken by " + HeldLockOwners.THREADS
                 + " threads and kept (distlock: the `LockHandle`s, Redisson: the `RLock`s after `lock()` without a "
                 + "lease time), with each library's default watchdog (" + watchdogs() + "). One more lock, held "
                 + "from before the warm-up to the end, keeps each watchdog running throughout (Redisson leaves one "
@@ -49,7 +49,8 @@ final class HeldLocksReport {
                 + "included) and *Redis CPU* (`used_cpu_sys + used_cpu_user`); then acquire + release of fresh "
                 + "names on one thread for as long again, while the locks are held (*held*), against the same "
                 + "before the locks were taken (*idle*, 5,000 cycles). Finally every lock is released; *failed* "
-                + "acquires, keys *lost* during the window and keys *left* after the release fail the run.");
+                + "acquires, locks *lost* while held (their key gone from Redis, or the library no longer holding them: "
+                + "distlock's `isHeld()`, Redisson's `isLocked()`) and keys *left* after the release fail the run.");
         line.accept("");
         line.accept("| contender | held | heap B/lock | Redis B/lock | keys/lock | renewal requests/s | Redis "
                 + "commands/s | Redis CPU ms/s | idle p50 / p99 µs | held p50 / p99 / max µs | failed / lost / left |");
@@ -61,7 +62,7 @@ final class HeldLocksReport {
                     + cell(name, "redis cpu ms/s") + " | " + cell(name, "idle p50") + " / " + cell(name, "idle p99")
                     + " | " + cell(name, "held p50") + " / " + cell(name, "held p99") + " / "
                     + cell(name, "held max") + " | " + cell(name, "failed acquires") + " / "
-                    + cell(name, "keys lost") + " / " + cell(name, "leftover keys") + " |");
+                    + cell(name, "lost") + " / " + cell(name, "leftover keys") + " |");
         }
         boolean both = measured.contains(Report.DISTLOCK) && measured.contains(Report.REDISSON);
         if (both) {

@@ -3,15 +3,10 @@ package dev.distlock.benchmarks;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -36,9 +31,6 @@ final class HeldLocksWorkload {
     static final String MEASUREMENT = "L";
 
     static final int DEFAULT_HELD = 100_000;
-
-    /** Threads that take the locks; each releases its own, since Redisson's locks belong to a thread. */
-    static final int OWNERS = 4;
 
     /** Acquire-and-release cycles that warm the client up (classes, scripts, connections) before the baseline. */
     private static final int WARMUP_CYCLES = 1000;
@@ -108,13 +100,8 @@ final class HeldLocksWorkload {
         for (int i = 0; i < held; i++) {
             names[i] = run + "L:" + i;
         }
-        List<ExecutorService> owners = new ArrayList<>();
-        List<List<Held>> heldBy = new ArrayList<>();
-        for (int t = 0; t < OWNERS; t++) {
-            owners.add(Executors.newSingleThreadExecutor());
-            heldBy.add(new ArrayList<>(held / OWNERS + 1)); // sized now, so the lists are in the baseline
-        }
-        try (LockClient client = contender.connect(target, null)) { // library default watchdog lease
+        try (HeldLockOwners owners = new HeldLockOwners(held);
+                LockClient client = contender.connect(target, null)) { // library default watchdog lease
             // Held from before the warm-up to the end, so that the client's watchdog never runs out of locks: Redisson
             // (4.7.0, RenewalTask) stops its renewal timer when its last lock is released without cancelling the
             // timer already set, and sets another at the next lock, so each lock-unlock cycle on an otherwise idle
@@ -122,23 +109,20 @@ final class HeldLocksWorkload {
             // warm-up cycles would leave thousands of chains, and what L measured would be those.
             Held anchor = client.acquire(run + "anchor");
             try {
-                measure(name, client, run, names, owners, heldBy);
+                measure(name, client, run, names, owners);
             }
             finally {
-                releaseAll(owners, heldBy); // also after a failure: a lock left held is renewed until the JVM ends
+                owners.releaseAll(); // also after a failure: a lock left held is renewed until the JVM ends
                 anchor.release();
             }
             long leftover = countKeys(run);
             results.add(MEASUREMENT, name, "leftover keys", leftover);
             failures.addAndGet(leftover);
         }
-        finally {
-            owners.forEach(ExecutorService::shutdownNow);
-        }
     }
 
-    private void measure(String name, LockClient client, String run, String[] names, List<ExecutorService> owners,
-            List<List<Held>> heldBy) throws Exception {
+    private void measure(String name, LockClient client, String run, String[] names, HeldLockOwners owners)
+            throws Exception {
         String heldPrefix = run + "L:";
         cycles(client, run + "w:", WARMUP_CYCLES, null);
         LatencyRecorder idle = new LatencyRecorder();
@@ -148,21 +132,12 @@ final class HeldLocksWorkload {
         long keysBefore = probe.dbSize();
 
         long nanos = System.nanoTime();
-        List<Future<Long>> taken = new ArrayList<>();
-        for (int t = 0; t < OWNERS; t++) {
-            int owner = t;
-            taken.add(owners.get(t).submit(() -> acquire(client, names, owner, heldBy.get(owner))));
-        }
-        long failed = 0;
-        for (Future<Long> future : taken) {
-            failed += future.get(30, TimeUnit.MINUTES);
-        }
+        long failed = owners.acquire(client, names);
         nanos = System.nanoTime() - nanos;
         long redisAfter = probe.usedMemory();
         long keysAfter = probe.dbSize();
         long heapAfter = settledHeap();
-        long holding = heldBy.stream().mapToLong(List::size).sum();
-        long heldKeys = countKeys(heldPrefix);
+        long holding = owners.size();
 
         // The quiet window: nothing but the held locks' renewals (and the library's own housekeeping).
         RedisProbe.ServerCpu cpuBefore = probe.serverCpu();
@@ -172,13 +147,14 @@ final class HeldLocksWorkload {
         windowNanos = System.nanoTime() - windowNanos;
         Map<String, Long> calls = delta(callsBefore, probe.commandStats());
         RedisProbe.ServerCpu cpu = probe.serverCpu().minus(cpuBefore);
-        long alive = countKeys(heldPrefix);
 
         LatencyRecorder whileHeld = new LatencyRecorder();
         long until = System.nanoTime() + window.toNanos(); // as long as the window: it meets renewal runs
         for (int i = 0; System.nanoTime() - until < 0 || i < IDLE_CYCLES; i++) {
             cycle(client, run + "p:" + i, whileHeld);
         }
+        // Lost at any time since its acquire: gone from Redis, or no longer held in the library's own view.
+        long lost = holding - Math.min(countKeys(heldPrefix), owners.stillHeld());
 
         double seconds = windowNanos / 1e9;
         long scripts = calls.entrySet().stream().filter(e -> isScript(e.getKey())).mapToLong(Map.Entry::getValue).sum();
@@ -202,42 +178,11 @@ final class HeldLocksWorkload {
         results.add(MEASUREMENT, name, "held max", heldPercentiles.micros(1.0));
         results.add(MEASUREMENT, name, "held cycles", whileHeld.size());
         results.add(MEASUREMENT, name, "failed acquires", failed);
-        results.add(MEASUREMENT, name, "keys lost", heldKeys - alive);
+        results.add(MEASUREMENT, name, "lost", lost);
         results.note(MEASUREMENT, name, calls.entrySet().stream()
                 .map(e -> e.getKey() + " " + Report.fmt(e.getValue() / seconds) + "/s")
                 .collect(Collectors.joining(", ")));
-        failures.addAndGet(failed + Math.max(0, heldKeys - alive));
-    }
-
-    /** Releases every held lock on the thread that took it, and forgets it (Redisson refuses a second unlock). */
-    private static void releaseAll(List<ExecutorService> owners, List<List<Held>> heldBy) throws Exception {
-        List<Future<?>> released = new ArrayList<>();
-        for (int t = 0; t < OWNERS; t++) {
-            List<Held> own = heldBy.get(t);
-            released.add(owners.get(t).submit(() -> {
-                own.forEach(Held::release);
-                own.clear();
-            }));
-        }
-        for (Future<?> future : released) {
-            future.get(30, TimeUnit.MINUTES);
-        }
-    }
-
-    /** Takes the owner's share of the names (every {@value #OWNERS}th) and keeps what holds each. */
-    private static long acquire(LockClient client, String[] names, int owner, List<Held> keep) {
-        long failed = 0;
-        for (int i = owner; i < names.length; i += OWNERS) {
-            try {
-                keep.add(client.acquire(names[i]));
-            }
-            catch (Exception ex) {
-                if (failed++ == 0) {
-                    System.err.println("  L acquire of " + names[i] + " failed: " + ex);
-                }
-            }
-        }
-        return failed;
+        failures.addAndGet(failed + lost);
     }
 
     private static void cycles(LockClient client, String prefix, int count, LatencyRecorder recorder)
