@@ -78,8 +78,8 @@ final class HeldLocksReport {
         line.accept("");
         for (String name : measured) {
             line.accept("- " + name + ": " + Report.fmt(results.median(L, name, "acquires/s")) + " acquires/s while "
-                    + "taking them; " + Report.fmt(results.median(L, name, "requests/lock/s")) + " renewal requests "
-                    + "per held lock per second; " + Report.fmt(results.median(L, name, "held cycles")) + " cycles "
+                    + "taking them; " + Report.fmt(results.median(L, name, "requests/lock/s") * 1000) + " renewal "
+                    + "requests per 1,000 held locks per second; " + Report.fmt(results.median(L, name, "held cycles")) + " cycles "
                     + "while held; the window's calls: " + Report.nullToEmpty(results.note(L, name)) + ".");
         }
         line.accept("");
