@@ -25,6 +25,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * Workload K (the sample's flash sale) runs only when named, e.g. {@code --workloads K}: it starts the sample app's
  * executable jar, {@code --sample-jar PATH} or {@code -Ddistlock.sample.jar=PATH}, by default the one in
  * {@code sample-app/target} ({@code ./mvnw -pl sample-app -am package -DskipTests}).
+ * Workload L (many held locks) also runs only when named: {@code java -Xmx4g -jar ... --workloads L [--held 100000]}.
  */
 public final class BenchmarkMain {
 
@@ -104,6 +105,8 @@ public final class BenchmarkMain {
             Workloads workloads = new Workloads(target, settings, results, probe, server != null);
             ProcessWorkloads processes = new ProcessWorkloads(target, settings, results,
                     workloads.exclusionViolations);
+            HeldLocksWorkload heldLocks = new HeldLocksWorkload(target, probe, results, server != null, Integer
+                    .parseInt(options.getOrDefault("held", "" + HeldLocksWorkload.DEFAULT_HELD)), settings.measure());
             if (settings.workloads().contains("S")) {
                 // Started once for the run, before the clock: starting servers is not what S measures.
                 stores = StoreWorkloads.start(settings, results, workloads.exclusionViolations, target);
@@ -223,6 +226,9 @@ public final class BenchmarkMain {
                         stores.hotKey(store);
                     }
                 }
+                if (settings.workloads().contains(HeldLocksWorkload.MEASUREMENT)) {
+                    heldLocks.run(order);
+                }
                 if (flashSale != null) {
                     log("  K flash sale: %d instances, %d buyers, %d in flight, stock %d, with and without the lock",
                             FlashSaleWorkload.INSTANCES, FlashSaleWorkload.BUYERS, FlashSaleWorkload.CONCURRENCY,
@@ -235,7 +241,7 @@ public final class BenchmarkMain {
                         environment.withDuration(Duration.ofNanos(System.nanoTime() - started)), reproducible(args))
                         .render());
             }
-            violations = workloads.exclusionViolations.get();
+            violations = workloads.exclusionViolations.get() + heldLocks.failures();
             environment = environment.withDuration(Duration.ofNanos(System.nanoTime() - started));
         }
         finally {
@@ -255,7 +261,8 @@ public final class BenchmarkMain {
         System.out.println(markdown);
         if (violations > 0) {
             System.err.println("FAILED: " + violations
-                    + " mutual-exclusion violations (see the violations columns of B, B2, G and S, and K's oversold)");
+                    + " mutual-exclusion violations or L failures (see the violations columns of B, B2, G and S, K's "
+                    + "oversold, L's failed / lost / left)");
             System.exit(1);
         }
         System.exit(0); // library threads (Redisson, Netty) must not keep the JVM alive

@@ -128,7 +128,7 @@ final class Report {
                 + "(A), `--processes 2,3,4,8` (B2), `--footprint-names 100000` and `--footprint-lease 5` (H, seconds), "
                 + "`--stores " + String.join(",", Stores.all()) + "` (S), `--out FILE`; K (the sample's flash sale) runs only "
                 + "when named (`--workloads K`) and needs the sample's jar (`./mvnw -B -q -pl sample-app -am package "
-                + "-DskipTests`, or `--sample-jar PATH`).");
+                + "-DskipTests`, or `--sample-jar PATH`); so does L (many held locks, `--held 100000`, `java -Xmx4g`).");
         line("");
         renderSummary();
         new BeforeAfter(results, this::line).render();
@@ -148,6 +148,7 @@ final class Report {
         renderP();
         renderS();
         renderK();
+        new HeldLocksReport(results, contenders, this::line).render();
         renderMethod();
         return md.toString();
     }

@@ -38,7 +38,8 @@ record Settings(Duration warmup, Duration measure, int repeats, int trafficCycle
 
     /**
      * Workloads run only when named in {@code --workloads}: K starts the sample app's executable jar, which a plain
-     * build of the benchmarks does not make ({@link FlashSaleWorkload#sampleJar}).
+     * build of the benchmarks does not make ({@link FlashSaleWorkload#sampleJar}); L holds 100,000 locks or more and
+     * wants a larger heap ({@code -Xmx4g}) than a default run.
      */
-    static final List<String> NAMED_ONLY_WORKLOADS = List.of("K");
+    static final List<String> NAMED_ONLY_WORKLOADS = List.of("K", "L");
 }
