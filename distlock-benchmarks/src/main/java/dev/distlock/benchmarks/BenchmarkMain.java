@@ -18,7 +18,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
- * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
+ * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S,SR] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
  * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,mariadb,zookeeper,etcd,etcd-3,memcached] [--out docs/engineering/benchmarks.md]
  * [--note "..."]}
  * <p>
@@ -98,15 +98,18 @@ public final class BenchmarkMain {
         Report.Environment environment;
         long violations;
         StoreWorkloads stores = null;
+        RawCycleWorkloads raw = null;
         FlashSaleWorkload flashSale = null;
         try (RedisProbe probe = new RedisProbe(target)) {
             environment = Report.Environment.capture(probe, target, server != null, options.get("note"));
             Workloads workloads = new Workloads(target, settings, results, probe, server != null);
             ProcessWorkloads processes = new ProcessWorkloads(target, settings, results,
                     workloads.exclusionViolations);
-            if (settings.workloads().contains("S")) {
+            if (settings.workloads().contains("S") || settings.workloads().contains("SR")) {
                 // Started once for the run, before the clock: starting servers is not what S measures.
                 stores = StoreWorkloads.start(settings, results, workloads.exclusionViolations, target);
+                raw = settings.workloads().contains("SR") ? new RawCycleWorkloads(settings, results,
+                        workloads.exclusionViolations, stores.stores(), target) : null;
             }
             if (sampleJar != null) {
                 // Started once for the run, like S's servers: starting the instances is not what K measures.
@@ -207,7 +210,10 @@ public final class BenchmarkMain {
                         workloads.footprint(contender);
                     }
                 }
-                if (stores != null) {
+                if (raw != null) {
+                    raw.run(stores.stores(), repeat); // SR before S, rotated alike: the same servers, back to back
+                }
+                if (stores != null && settings.workloads().contains("S")) {
                     List<StoreUnderTest> storeOrder = new ArrayList<>(stores.stores());
                     java.util.Collections.rotate(storeOrder, -repeat);
                     for (int threads : List.of(1, 8)) {
