@@ -210,24 +210,8 @@ public final class BenchmarkMain {
                         workloads.footprint(contender);
                     }
                 }
-                if (raw != null) {
-                    raw.run(stores.stores(), repeat); // SR before S, rotated alike: the same servers, back to back
-                }
-                if (stores != null && settings.workloads().contains("S")) {
-                    List<StoreUnderTest> storeOrder = new ArrayList<>(stores.stores());
-                    java.util.Collections.rotate(storeOrder, -repeat);
-                    for (int threads : List.of(1, 8)) {
-                        for (StoreUnderTest store : storeOrder) {
-                            log("  S %s, A with %d threads", store.name(), threads);
-                            stores.uncontended(store, threads);
-                        }
-                    }
-                    for (StoreUnderTest store : storeOrder) {
-                        log("  S %s, hot key: %d nodes x %d threads, %d us inside", store.name(),
-                                StoreWorkloads.HOT_NODES, StoreWorkloads.HOT_THREADS,
-                                StoreWorkloads.HOT_WORK.toNanos() / 1000);
-                        stores.hotKey(store);
-                    }
+                if (stores != null) {
+                    StoreRounds.run(stores, settings.workloads().contains("S"), raw, repeat); // S and SR, paired
                 }
                 if (flashSale != null) {
                     log("  K flash sale: %d instances, %d buyers, %d in flight, stock %d, with and without the lock",

@@ -25,6 +25,9 @@ final class JdbcRawCycle implements RawCycle {
 
     private static final String TABLE = "raw_cycle_lock";
 
+    /** A deadlock's victim (InnoDB's 1213): the statement was rolled back, nothing changed. */
+    private static final String DEADLOCK = "40001";
+
     private final StoreFixture fixture;
 
     /** @param fixture the JDBC store's fixture, whose nodes' pools the raw nodes use */
@@ -67,13 +70,27 @@ final class JdbcRawCycle implements RawCycle {
                     RawCycle.backOff();
                 }
                 return () -> {
-                    try (Connection connection = pool.getConnection();
-                            PreparedStatement statement = connection.prepareStatement(delete)) {
-                        statement.setString(1, name);
-                        statement.setString(2, token);
-                        statement.executeUpdate();
+                    while (!deleted(name, token)) {
+                        RawCycle.backOff();
                     }
                 };
+            }
+
+            /** @return false when InnoDB chose the delete as a deadlock's victim: it rolled it back, try again */
+            private boolean deleted(String name, String token) throws SQLException {
+                try (Connection connection = pool.getConnection();
+                        PreparedStatement statement = connection.prepareStatement(delete)) {
+                    statement.setString(1, name);
+                    statement.setString(2, token);
+                    statement.executeUpdate();
+                    return true;
+                }
+                catch (SQLException ex) {
+                    if (DEADLOCK.equals(ex.getSQLState())) {
+                        return false;
+                    }
+                    throw ex;
+                }
             }
 
             private boolean taken(String name, String token) throws SQLException {
@@ -85,8 +102,12 @@ final class JdbcRawCycle implements RawCycle {
                     return statement.executeUpdate() == 1;
                 }
                 catch (SQLException ex) {
-                    if (ex.getSQLState() != null && ex.getSQLState().startsWith("23")) {
-                        return false; // the row is there: held (H2's answer; the others ignore the conflict)
+                    String state = ex.getSQLState() == null ? "" : ex.getSQLState();
+                    // The row is there: held (H2's answer; the others ignore the conflict). Or InnoDB's deadlock
+                    // between an INSERT IGNORE's shared lock on the row and the holder's DELETE: the insert was
+                    // rolled back, the row is still held.
+                    if (state.startsWith("23") || state.equals(DEADLOCK)) {
+                        return false;
                     }
                     throw ex;
                 }

@@ -49,26 +49,6 @@ final class RawCycleWorkloads {
         }
     }
 
-    /**
-     * One repeat of SR: A1 and A8 on every store with a raw cycle, then the hot key, the store order rotated by the
-     * repeat as S rotates it.
-     */
-    void run(List<StoreUnderTest> stores, int repeat) throws Exception {
-        List<StoreUnderTest> order = new ArrayList<>(stores);
-        java.util.Collections.rotate(order, -repeat);
-        order.removeIf(store -> !cycles.containsKey(store.id()));
-        for (int threads : List.of(1, 8)) {
-            for (StoreUnderTest store : order) {
-                System.out.printf("[bench]   SR %s raw cycle, A with %d threads%n", store.name(), threads);
-                uncontended(store, threads);
-            }
-        }
-        for (StoreUnderTest store : order) {
-            System.out.printf("[bench]   SR %s raw cycle, hot key%n", store.name());
-            hotKey(store);
-        }
-    }
-
     static String uncontended(int threads) {
         return "SR A" + threads;
     }
@@ -97,6 +77,7 @@ final class RawCycleWorkloads {
             return;
         }
         String measurement = uncontended(threads);
+        System.out.printf("[bench]   SR %s raw cycle, A with %d threads%n", store.name(), threads);
         try (RawCycle.Node node = node(cycle)) {
             String prefix = runId();
             run(node, prefix + "w-", threads, settings.warmup(), new ArrayList<>(), new AtomicLong());
@@ -152,6 +133,7 @@ final class RawCycleWorkloads {
         if (cycle == null) {
             return;
         }
+        System.out.printf("[bench]   SR %s raw cycle, hot key%n", store.name());
         List<RawCycle.Node> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < StoreWorkloads.HOT_NODES; i++) {
@@ -169,6 +151,7 @@ final class RawCycleWorkloads {
             for (int t = 0; t < threads; t++) {
                 waits.add(new LatencyRecorder());
             }
+            AtomicReference<Exception> firstError = new AtomicReference<>();
             long measureNanos = settings.measure().toNanos();
             BenchThreads.together(threads, settings.warmup().plus(settings.measure()), (t, end) -> {
                 int nodeIndex = t % StoreWorkloads.HOT_NODES;
@@ -203,9 +186,13 @@ final class RawCycleWorkloads {
                     }
                     catch (Exception ex) {
                         errors.incrementAndGet();
+                        firstError.compareAndSet(null, ex);
                     }
                 }
             });
+            if (firstError.get() != null) {
+                System.err.println("  " + errors.get() + " failed raw hot-key calls, first: " + firstError.get());
+            }
             double seconds = measureNanos / 1e9;
             LatencyRecorder.Percentiles waitPercentiles = new LatencyRecorder.Percentiles(waits);
             String who = store.name();
