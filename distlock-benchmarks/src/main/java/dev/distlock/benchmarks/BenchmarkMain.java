@@ -18,7 +18,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * <p>
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
- * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
+ * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S,R] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
  * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,mariadb,zookeeper,etcd,etcd-3,memcached] [--out docs/engineering/benchmarks.md]
  * [--note "..."]}
  * <p>
@@ -99,6 +99,7 @@ public final class BenchmarkMain {
         Report.Environment environment;
         long violations;
         StoreWorkloads stores = null;
+        RawCycleWorkloads raw = null;
         FlashSaleWorkload flashSale = null;
         try (RedisProbe probe = new RedisProbe(target)) {
             environment = Report.Environment.capture(probe, target, server != null, options.get("note"));
@@ -107,9 +108,11 @@ public final class BenchmarkMain {
                     workloads.exclusionViolations);
             HeldLocksWorkload heldLocks = new HeldLocksWorkload(target, probe, results, server != null, Integer
                     .parseInt(options.getOrDefault("held", "" + HeldLocksWorkload.DEFAULT_HELD)), settings.measure());
-            if (settings.workloads().contains("S")) {
+            if (settings.workloads().contains("S") || settings.workloads().contains("R")) {
                 // Started once for the run, before the clock: starting servers is not what S measures.
                 stores = StoreWorkloads.start(settings, results, workloads.exclusionViolations, target);
+                raw = settings.workloads().contains("R") ? new RawCycleWorkloads(settings, results,
+                        workloads.exclusionViolations, stores.stores(), target) : null;
             }
             if (sampleJar != null) {
                 // Started once for the run, like S's servers: starting the instances is not what K measures.
@@ -211,20 +214,7 @@ public final class BenchmarkMain {
                     }
                 }
                 if (stores != null) {
-                    List<StoreUnderTest> storeOrder = new ArrayList<>(stores.stores());
-                    java.util.Collections.rotate(storeOrder, -repeat);
-                    for (int threads : List.of(1, 8)) {
-                        for (StoreUnderTest store : storeOrder) {
-                            log("  S %s, A with %d threads", store.name(), threads);
-                            stores.uncontended(store, threads);
-                        }
-                    }
-                    for (StoreUnderTest store : storeOrder) {
-                        log("  S %s, hot key: %d nodes x %d threads, %d us inside", store.name(),
-                                StoreWorkloads.HOT_NODES, StoreWorkloads.HOT_THREADS,
-                                StoreWorkloads.HOT_WORK.toNanos() / 1000);
-                        stores.hotKey(store);
-                    }
+                    StoreRounds.run(stores, settings.workloads().contains("S"), raw, repeat); // S and R, paired
                 }
                 if (settings.workloads().contains(HeldLocksWorkload.MEASUREMENT)) {
                     heldLocks.run(order);

@@ -147,6 +147,9 @@ final class Report {
         renderM();
         renderP();
         renderS();
+        if (settings.workloads().contains(RawCycleWorkloads.RECIPE)) {
+            new RawCycleReport(results, stores, this::line).render();
+        }
         renderK();
         new HeldLocksReport(results, contenders, this::line).render();
         renderMethod();

@@ -32,9 +32,9 @@ record Settings(Duration warmup, Duration measure, int repeats, int trafficCycle
     /**
      * Every workload letter, in run order. S (distlock on each store) is in the default run: at the defaults it adds
      * about 18 minutes (9 stores × 3 measurements × 13 s × 3 repeats, plus starting the servers) to a run of over
-     * an hour.
+     * an hour. R (each store's raw lock cycle, S's yardstick) adds about as much again.
      */
-    static final List<String> ALL_WORKLOADS = List.of("A", "B", "B1", "B2", "C", "D", "E", "F", "G", "H", "M", "P", "S");
+    static final List<String> ALL_WORKLOADS = List.of("A", "B", "B1", "B2", "C", "D", "E", "F", "G", "H", "M", "P", "S", "R");
 
     /**
      * Workloads run only when named in {@code --workloads}: K starts the sample app's executable jar, which a plain

@@ -2,9 +2,11 @@ package dev.distlock.benchmarks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.StoreFixture;
 
 /**
  * One lock store of workload S, started once for the run. Every application node of a measurement gets a
@@ -24,6 +26,8 @@ final class StoreUnderTest implements AutoCloseable {
 
     private final List<AutoCloseable> servers;
 
+    private final Optional<StoreFixture> fixture;
+
     private final List<AutoCloseable> nodeResources = new ArrayList<>();
 
     /**
@@ -32,14 +36,16 @@ final class StoreUnderTest implements AutoCloseable {
      * @param setup what runs where, for the report
      * @param nodes makes one node's store, adding what must be closed after the measurement to the list
      * @param servers what to stop at the end of the run, in this order
+     * @param fixture the store's fixture, where a store module's fixture started it (not the harness's Redis)
      */
     StoreUnderTest(String id, String name, String setup, Function<List<AutoCloseable>, LockStore> nodes,
-            List<AutoCloseable> servers) {
+            List<AutoCloseable> servers, Optional<StoreFixture> fixture) {
         this.id = id;
         this.name = name;
         this.setup = setup;
         this.nodes = nodes;
         this.servers = servers;
+        this.fixture = fixture;
     }
 
     String id() {
@@ -52,6 +58,11 @@ final class StoreUnderTest implements AutoCloseable {
 
     String setup() {
         return setup;
+    }
+
+    /** @return the fixture that started the store, for the raw cycles (R), which reach its server themselves */
+    Optional<StoreFixture> fixture() {
+        return fixture;
     }
 
     /** @return a new store for one application node; the lock service that uses it closes it */

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -157,7 +156,7 @@ final class StoreWorkloads implements AutoCloseable {
         for (int t = 0; t < threads; t++) {
             recorders.add(new LatencyRecorder());
         }
-        long nanos = together(threads, duration, (t, end) -> {
+        long nanos = BenchThreads.together(threads, duration, (t, end) -> {
             String mine = prefix + t + ":";
             LatencyRecorder recorder = recorders.get(t);
             for (long i = 0; ; i++) {
@@ -210,7 +209,7 @@ final class StoreWorkloads implements AutoCloseable {
                 waits.add(new LatencyRecorder());
             }
             long measureNanos = settings.measure().toNanos();
-            together(threads, settings.warmup().plus(settings.measure()), (t, end) -> {
+            BenchThreads.together(threads, settings.warmup().plus(settings.measure()), (t, end) -> {
                 int nodeIndex = t % HOT_NODES;
                 StoreLockService node = nodes.get(nodeIndex);
                 while (true) {
@@ -280,52 +279,6 @@ final class StoreWorkloads implements AutoCloseable {
             nodes.forEach(StoreLockService::close);
             store.closeNodes();
         }
-    }
-
-    // ---------------------------------------------------------------- threads
-
-    private interface Worker {
-        void run(int thread, long end) throws Exception;
-    }
-
-    /**
-     * Runs the worker on that many threads, started together, until {@code duration} from the start.
-     *
-     * @return the nanoseconds from the start until the last thread finished
-     */
-    private static long together(int threads, Duration duration, Worker worker) throws Exception {
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        long[] end = new long[1];
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> all = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int thread = t;
-            Thread th = new Thread(() -> {
-                ready.countDown();
-                try {
-                    go.await();
-                    worker.run(thread, end[0]);
-                }
-                catch (Throwable ex) {
-                    failure.compareAndSet(null, ex);
-                }
-            }, "bench-store-" + t);
-            th.setDaemon(true);
-            th.start();
-            all.add(th);
-        }
-        ready.await();
-        long start = System.nanoTime();
-        end[0] = start + duration.toNanos();
-        go.countDown();
-        for (Thread th : all) {
-            th.join();
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("A benchmark thread failed", failure.get());
-        }
-        return System.nanoTime() - start;
     }
 
     @Override

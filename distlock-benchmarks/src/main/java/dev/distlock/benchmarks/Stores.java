@@ -66,7 +66,7 @@ final class Stores {
         }
         StoreFixture fixture = ((StoreFixture.Availability.Ready) availability).fixture();
         return Optional.of(new StoreUnderTest(fixture.id(), fixture.label(), fixture.setup(), fixture::newStore,
-                List.of(fixture)));
+                List.of(fixture), Optional.of(fixture)));
     }
 
     private static StoreUnderTest redisStandalone(RedisTarget redis) {
@@ -74,7 +74,7 @@ final class Stores {
                 "the harness's redis-server (or `--redis`), no replica, no persistence",
                 resources -> redisNode(redis.host(), redis.port(), RedisLockConfig.defaults().withKeyPrefix(PREFIX),
                         resources),
-                List.of());
+                List.of(), Optional.empty());
     }
 
     private static LockStore redisNode(String host, int port, RedisLockConfig config, List<AutoCloseable> resources) {

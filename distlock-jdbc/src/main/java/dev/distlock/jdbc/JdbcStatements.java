@@ -36,7 +36,12 @@ final class JdbcStatements implements StatementPreparer {
     public PreparedStatement prepare(Connection connection, String statementSql) throws SQLException {
         PreparedStatement statement = connection.prepareStatement(statementSql);
         try {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+            // Set only when it differs: H2 keeps the timeout per connection and sends a `SET QUERY_TIMEOUT` to the
+            // server at every setQueryTimeout (a round trip per statement), where its getter answers from a cache;
+            // the other drivers keep it per statement, so a new statement still gets it.
+            if (statement.getQueryTimeout() != queryTimeoutSeconds) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+            }
         }
         catch (SQLException ex) {
             statement.close();

@@ -1,0 +1,62 @@
+package dev.distlock.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs a measurement's threads together for a fixed time: workload S and its raw cycles (R) share it, so that both
+ * sides of their ratios start, stop and count alike.
+ */
+final class BenchThreads {
+
+    private BenchThreads() {
+    }
+
+    /** One thread's loop: runs until {@code end} ({@link System#nanoTime()}). */
+    interface Worker {
+        void run(int thread, long end) throws Exception;
+    }
+
+    /**
+     * Runs the worker on that many threads, started together, until {@code duration} from the start.
+     *
+     * @return the nanoseconds from the start until the last thread finished
+     */
+    static long together(int threads, Duration duration, Worker worker) throws Exception {
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        long[] end = new long[1];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            Thread th = new Thread(() -> {
+                ready.countDown();
+                try {
+                    go.await();
+                    worker.run(thread, end[0]);
+                }
+                catch (Throwable ex) {
+                    failure.compareAndSet(null, ex);
+                }
+            }, "bench-store-" + t);
+            th.setDaemon(true);
+            th.start();
+            all.add(th);
+        }
+        ready.await();
+        long start = System.nanoTime();
+        end[0] = start + duration.toNanos();
+        go.countDown();
+        for (Thread th : all) {
+            th.join();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("A benchmark thread failed", failure.get());
+        }
+        return System.nanoTime() - start;
+    }
+}
