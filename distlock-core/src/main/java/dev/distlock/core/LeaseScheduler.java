@@ -24,14 +24,15 @@ import org.slf4j.LoggerFactory;
  * <p>
  * <b>Renewals.</b> Every {@code lease-time / 3} the store renews every watchdog lease in batch calls of up to
  * {@value StoreCalls#RENEWAL_BATCH} leases sent at once ({@link dev.distlock.spi.LockStore#renew}), each bounded by
- * {@code distlock.command-timeout} from the previous one's answer ({@link StoreCalls#renew}); each answer is applied to the {@link StoreLease} it is for, whichever
- * thread holds it by then. A lease is lost when the store says it is gone or owned by another, or when its deadline
- * passes without a successful renewal (store unreachable).
+ * {@code distlock.command-timeout} from the previous one's answer ({@link StoreCalls#renew}); each answer is applied
+ * to the {@link StoreLease} it is for, whichever thread holds it by then. A lease is lost when the store says it is
+ * gone or owned by another, or when its deadline passes without a successful renewal (store unreachable).
  * <p>
  * <b>The deadline guard</b> fires at the earliest deadline of the renewed leases and reports every lease whose
  * deadline passed, also while a renewal call hangs on an unresponsive store (up to {@code distlock.command-timeout}
- * after its last answer) and between runs. It is re-armed whenever a lease with an earlier deadline comes in (a store hand-over's short
- * window: review 4, F2), so a holder is told no later than the moment its lease can have expired in the store.
+ * after its last answer) and between runs. It is re-armed whenever a lease with an earlier deadline comes in (a
+ * store hand-over's short window: review 4, F2), so a holder is told no later than the moment its lease can have
+ * expired in the store.
  * <p>
  * <b>Nothing here waits on the store but the renewal call</b>, which runs on one thread: expiries and hold-at-least
  * releases send their releases without waiting for the answer ({@link StoreCalls#releaseLater}), so the guard and the

@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * so that no statement holds many row locks. Every node sweeps (a delete is idempotent, the batches are small);
  * the first sweep comes after a random part of the interval, so that nodes started together do not sweep in step.
  * A database that cannot be reached only delays the next sweep: the lock path reports it. Sweeps that keep failing
- * (a user without {@code DELETE}) are reported with a WARN, since nothing else would show the table growing. The rows of permits need
- * no sweep of their own ({@link PermitRows}): a free slot row goes like a lock's row, and a name row marked for
- * permits only once its lease, which outlasts every holder's, ended longer ago than the retention.
+ * (a user without {@code DELETE}) are reported with a WARN, since nothing else would show the table growing. The
+ * rows of permits need no sweep of their own ({@link PermitRows}): a free slot row goes like a lock's row, and a
+ * name row marked for permits only once its lease, which outlasts every holder's, ended longer ago than the
+ * retention.
  */
 final class RowSweeper implements AutoCloseable {
 
