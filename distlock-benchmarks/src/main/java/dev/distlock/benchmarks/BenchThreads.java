@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -18,6 +19,49 @@ final class BenchThreads {
     /** One thread's loop: runs until {@code end} ({@link System#nanoTime()}). */
     interface Worker {
         void run(int thread, long end) throws Exception;
+    }
+
+    /** One lock cycle (acquire and release) on a name. */
+    interface Cycle {
+        void run(String name) throws Exception;
+    }
+
+    /**
+     * Runs lock cycles of a new name each ({@code prefix}, the thread, the cycle's number) on that many threads for
+     * {@code duration}: S's and R's uncontended measurement alike. A failed cycle is counted, the first one printed.
+     *
+     * @return the nanoseconds the threads ran; each thread's cycle latencies go to a recorder added to {@code into}
+     */
+    static long cycles(int threads, Duration duration, String prefix, Cycle cycle, List<LatencyRecorder> into,
+            AtomicLong errors) throws Exception {
+        AtomicReference<Throwable> firstError = new AtomicReference<>();
+        List<LatencyRecorder> recorders = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            recorders.add(new LatencyRecorder());
+        }
+        long nanos = together(threads, duration, (t, end) -> {
+            String mine = prefix + t + ":";
+            LatencyRecorder recorder = recorders.get(t);
+            for (long i = 0; ; i++) {
+                long start = System.nanoTime();
+                if (start >= end) {
+                    return;
+                }
+                try {
+                    cycle.run(mine + i);
+                    recorder.record(System.nanoTime() - start);
+                }
+                catch (Exception ex) {
+                    errors.incrementAndGet();
+                    firstError.compareAndSet(null, ex);
+                }
+            }
+        });
+        if (firstError.get() != null) {
+            System.err.println("  " + errors.get() + " failed cycles, first: " + firstError.get());
+        }
+        into.addAll(recorders);
+        return nanos;
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.distlock.benchmarks;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,10 +79,12 @@ final class RawCycleWorkloads {
         System.out.printf("[bench]   R %s raw cycle, A with %d threads%n", store.name(), threads);
         try (RawCycle.Node node = node(cycle)) {
             String prefix = runId();
-            run(node, prefix + "w-", threads, settings.warmup(), new ArrayList<>(), new AtomicLong());
+            BenchThreads.cycles(threads, settings.warmup(), prefix + "w-", name -> node.acquire(name).release(),
+                    new ArrayList<>(), new AtomicLong());
             List<LatencyRecorder> recorders = new ArrayList<>();
             AtomicLong errors = new AtomicLong();
-            long nanos = run(node, prefix + "m-", threads, settings.measure(), recorders, errors);
+            long nanos = BenchThreads.cycles(threads, settings.measure(), prefix + "m-",
+                    name -> node.acquire(name).release(), recorders, errors);
             long count = recorders.stream().mapToLong(LatencyRecorder::size).sum();
             LatencyRecorder.Percentiles latencies = new LatencyRecorder.Percentiles(recorders);
             results.add(measurement, store.name(), "cycles/s", count * 1e9 / nanos);
@@ -91,37 +92,6 @@ final class RawCycleWorkloads {
             results.add(measurement, store.name(), "p99", latencies.micros(0.99));
             results.add(measurement, store.name(), "errors", errors.get());
         }
-    }
-
-    private static long run(RawCycle.Node node, String prefix, int threads, Duration duration,
-            List<LatencyRecorder> into, AtomicLong errors) throws Exception {
-        AtomicReference<Throwable> firstError = new AtomicReference<>();
-        List<LatencyRecorder> recorders = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            recorders.add(new LatencyRecorder());
-        }
-        long nanos = BenchThreads.together(threads, duration, (t, end) -> {
-            String mine = prefix + t + "-";
-            for (long i = 0; ; i++) {
-                long start = System.nanoTime();
-                if (start >= end) {
-                    return;
-                }
-                try {
-                    node.acquire(mine + i).release();
-                    recorders.get(t).record(System.nanoTime() - start);
-                }
-                catch (Exception ex) {
-                    errors.incrementAndGet();
-                    firstError.compareAndSet(null, ex);
-                }
-            }
-        });
-        if (firstError.get() != null) {
-            System.err.println("  " + errors.get() + " failed raw cycles, first: " + firstError.get());
-        }
-        into.addAll(recorders);
-        return nanos;
     }
 
     /**

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LockHandle;
 import dev.distlock.core.LockConfig;
@@ -124,10 +123,12 @@ final class StoreWorkloads implements AutoCloseable {
         String measurement = uncontended(threads);
         try (StoreLockService node = node(store)) {
             String prefix = runId();
-            cycles(node, prefix + "w:", threads, settings.warmup());
+            BenchThreads.cycles(threads, settings.warmup(), prefix + "w:", name -> node.lock(name).unlock(),
+                    new ArrayList<>(), new AtomicLong());
             List<LatencyRecorder> recorders = new ArrayList<>();
             AtomicLong errors = new AtomicLong();
-            long nanos = cycles(node, prefix + "m:", threads, settings.measure(), recorders, errors);
+            long nanos = BenchThreads.cycles(threads, settings.measure(), prefix + "m:",
+                    name -> node.lock(name).unlock(), recorders, errors);
             long cycles = recorders.stream().mapToLong(LatencyRecorder::size).sum();
             LatencyRecorder.Percentiles latencies = new LatencyRecorder.Percentiles(recorders);
             results.add(measurement, store.name(), "cycles/s", cycles * 1e9 / nanos);
@@ -142,43 +143,6 @@ final class StoreWorkloads implements AutoCloseable {
         finally {
             store.closeNodes();
         }
-    }
-
-    private void cycles(StoreLockService node, String prefix, int threads, Duration duration) throws Exception {
-        cycles(node, prefix, threads, duration, new ArrayList<>(), new AtomicLong());
-    }
-
-    /** @return the nanoseconds the threads ran; each thread's cycle latencies go to a recorder of {@code into} */
-    private static long cycles(StoreLockService node, String prefix, int threads, Duration duration,
-            List<LatencyRecorder> into, AtomicLong errors) throws Exception {
-        AtomicReference<Throwable> firstError = new AtomicReference<>();
-        List<LatencyRecorder> recorders = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            recorders.add(new LatencyRecorder());
-        }
-        long nanos = BenchThreads.together(threads, duration, (t, end) -> {
-            String mine = prefix + t + ":";
-            LatencyRecorder recorder = recorders.get(t);
-            for (long i = 0; ; i++) {
-                long start = System.nanoTime();
-                if (start >= end) {
-                    return;
-                }
-                try {
-                    node.lock(mine + i).unlock();
-                    recorder.record(System.nanoTime() - start);
-                }
-                catch (RuntimeException ex) {
-                    errors.incrementAndGet();
-                    firstError.compareAndSet(null, ex);
-                }
-            }
-        });
-        if (firstError.get() != null) {
-            System.err.println("  " + errors.get() + " failed cycles, first: " + firstError.get());
-        }
-        into.addAll(recorders);
-        return nanos;
     }
 
     // ---------------------------------------------------------------- hot key on a store
