@@ -54,6 +54,9 @@ final class Campaign {
 
     static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(15);
 
+    /** The windows of the fault phase that {@link #availablePercent()} counts. */
+    static final Duration AVAILABILITY_WINDOW = Duration.ofMillis(500);
+
     private final CampaignTopology topology;
 
     private final long seed;
@@ -94,6 +97,11 @@ final class Campaign {
 
     private volatile boolean stopping;
 
+    /** The fault phase, {@link System#nanoTime()}. */
+    private long faultsFrom;
+
+    private long faultsUntil;
+
     Campaign(CampaignTopology topology, long seed, Duration faultPhase) {
         this.topology = topology;
         this.seed = seed;
@@ -116,12 +124,13 @@ final class Campaign {
     final class Recorder {
 
         /**
+         * @param calledNanos when the acquire that granted it was called
          * @param countedOnUntilNanos the last moment the holder was not told of a loss ({@code endNanos} if never)
          * @param fixed whether the hold was on a fixed lease its work outlasts
          */
-        void grant(String name, String node, long token, long startNanos, long endNanos, boolean lost,
-                long countedOnUntilNanos, boolean fixed) {
-            history.record(name, node, token, startNanos, endNanos, lost, countedOnUntilNanos);
+        void grant(String name, String node, long token, long calledNanos, long startNanos, long endNanos,
+                boolean lost, long countedOnUntilNanos, boolean fixed) {
+            history.record(name, node, token, calledNanos, startNanos, endNanos, lost, countedOnUntilNanos);
             grants.increment();
             if (lost) {
                 lostReported.increment();
@@ -173,6 +182,7 @@ final class Campaign {
         ChildNode child = null;
         long livenessMillis = -1;
         List<String> violations = new ArrayList<>();
+        history.permits(LockLoop.SHARED, LockLoop.SHARED_PERMITS);
         try {
             for (int n = 0; n < NODES; n++) {
                 String node = "node-" + n;
@@ -186,7 +196,7 @@ final class Campaign {
                 for (int t = 0; t < THREADS; t++) {
                     String holder = node + "/" + t;
                     Thread worker = new Thread(new LockLoop(service, runSeed * 31 + n * 7 + t, () -> stopping,
-                            sink(node, holder), lost), "campaign-" + holder);
+                            sink(node, holder), lost, store.store().traits().permits()), "campaign-" + holder);
                     worker.setDaemon(true);
                     worker.start();
                     workers.add(worker);
@@ -201,7 +211,9 @@ final class Campaign {
             await("every node's first grant on " + topology.name()).atMost(Duration.ofSeconds(60))
                     .until(() -> everyNode.stream().allMatch(node -> grantsOf(node) > 0));
 
+            faultsFrom = System.nanoTime();
             nemesis(nemesisRandom, child);
+            faultsUntil = System.nanoTime();
 
             long healed = System.nanoTime();
             topology.heal();
@@ -260,7 +272,8 @@ final class Campaign {
         }
         CampaignResult result = new CampaignResult(topology.name(), seed, faultPhase,
                 Duration.ofNanos(System.nanoTime() - started), grants.sum(), lostReported.sum(), fixedHolds.sum(),
-                terms.sum(), termsLost.sum(), longestGapMillis(),
+                terms.sum(), termsLost.sum(), sharedGrants(), severalHolds(), longestGapMillis(),
+                availablePercent(),
                 failureCounts,
                 faultCounts, recoveryMillis, livenessMillis, List.copyOf(nemesisErrors), violations,
                 topology.guarantee());
@@ -314,6 +327,40 @@ final class Campaign {
         return longest / 1_000_000;
     }
 
+    /** @return grants of the name shared by several holders ({@link LockLoop#SHARED}) */
+    private long sharedGrants() {
+        return history.grants().stream().filter(grant -> grant.name().equals(LockLoop.SHARED)).count();
+    }
+
+    /** @return turns that held several names together: grants of one node whose work began at the same moment */
+    private long severalHolds() {
+        return history.grants().stream().filter(grant -> LockLoop.NAMES.contains(grant.name()))
+                .collect(java.util.stream.Collectors.groupingBy(grant -> grant.node() + "@" + grant.startNanos(),
+                        java.util.stream.Collectors.counting()))
+                .values().stream().filter(count -> count > 1).count();
+    }
+
+    /**
+     * The share of the fault phase in which locking was available: the share of its {@link #AVAILABILITY_WINDOW}s
+     * in which some node was granted one of {@link LockLoop#NAMES}. Short holds end within 20 ms and six workers
+     * contend for three names, so a window without any grant is one in which the store could not grant (or every
+     * name was in a rare long hold).
+     *
+     * @return the percentage, 0 to 100
+     */
+    private double availablePercent() {
+        long window = AVAILABILITY_WINDOW.toNanos();
+        int windows = (int) Math.max(1, (faultsUntil - faultsFrom) / window);
+        java.util.BitSet granted = new java.util.BitSet(windows);
+        for (LockHistory.Grant grant : history.grants()) {
+            long offset = grant.startNanos() - faultsFrom;
+            if (LockLoop.NAMES.contains(grant.name()) && offset >= 0 && offset < (long) windows * window) {
+                granted.set((int) (offset / window));
+            }
+        }
+        return 100.0 * granted.cardinality() / windows;
+    }
+
     private long grantsOf(String node) {
         AtomicLong count = grantsByNode.get(node);
         return count == null ? 0 : count.get();
@@ -322,7 +369,7 @@ final class Campaign {
     private LockLoop.Sink sink(String node, String holder) {
         return new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long startNanos, boolean fixed) {
+            public void began(String name, long token, long calledNanos, long startNanos, boolean fixed) {
                 // Recorded when the work ends (nothing here can crash in the middle); only kept to aim faults.
                 holding.put(holder, new Object[] { node, startNanos, fixed });
             }
@@ -333,10 +380,11 @@ final class Campaign {
             }
 
             @Override
-            public void ended(String name, long token, long startNanos, long endNanos, boolean lost,
-                    long countedOnUntilNanos, boolean fixed) {
+            public void ended(String name, long token, long calledNanos, long startNanos, long endNanos,
+                    boolean lost, long countedOnUntilNanos, boolean fixed) {
                 holding.remove(holder);
-                recorder.grant(name, node, token, startNanos, endNanos, lost, countedOnUntilNanos, fixed);
+                recorder.grant(name, node, token, calledNanos, startNanos, endNanos, lost, countedOnUntilNanos,
+                        fixed);
             }
 
             @Override

@@ -40,9 +40,9 @@ public final class CampaignNodeMain {
         service.start();
         LockLoop.Sink sink = new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long startNanos, boolean fixed) {
+            public void began(String name, long token, long calledNanos, long startNanos, boolean fixed) {
                 out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos + " "
-                        + Thread.currentThread().getName());
+                        + Thread.currentThread().getName() + " " + calledNanos);
             }
 
             @Override
@@ -51,10 +51,10 @@ public final class CampaignNodeMain {
             }
 
             @Override
-            public void ended(String name, long token, long startNanos, long endNanos, boolean lostLease,
-                    long countedOnUntilNanos, boolean fixed) {
+            public void ended(String name, long token, long calledNanos, long startNanos, long endNanos,
+                    boolean lostLease, long countedOnUntilNanos, boolean fixed) {
                 out.println(PREFIX + "END " + name + " " + token + " " + startNanos + " " + endNanos + " " + lostLease
-                        + " " + countedOnUntilNanos + " " + fixed);
+                        + " " + countedOnUntilNanos + " " + fixed + " " + calledNanos);
             }
 
             @Override
@@ -84,7 +84,8 @@ public final class CampaignNodeMain {
         out.println(PREFIX + "READY");
         new LeadershipWorker(seed + 500, lost, terms).start(service);
         for (int t = 0; t < threads; t++) {
-            Thread worker = new Thread(new LockLoop(service, seed + t, () -> false, sink, lost), "worker-" + t);
+            Thread worker = new Thread(new LockLoop(service, seed + t, () -> false, sink, lost,
+                    opened.store().traits().permits()), "worker-" + t);
             worker.start();
         }
         // Runs until the test JVM kills it.

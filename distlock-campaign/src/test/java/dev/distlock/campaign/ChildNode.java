@@ -41,7 +41,7 @@ final class ChildNode implements AutoCloseable {
 
     /**
      * Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost, the last
-     * moment it counted on the lock before it was told}.
+     * moment it counted on the lock before it was told, when its acquire was called}.
      */
     private final Map<String, long[]> open = new ConcurrentHashMap<>();
 
@@ -106,7 +106,7 @@ final class ChildNode implements AutoCloseable {
         String[] f = line.substring(CampaignNodeMain.PREFIX.length()).split(" ");
         switch (f[0]) {
             case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]), 0,
-                    0 });
+                    0, Long.parseLong(f[5]) });
             case "LOST" -> {
                 long[] grant = open.get(f[1] + "/" + f[2]);
                 if (grant != null) {
@@ -116,8 +116,9 @@ final class ChildNode implements AutoCloseable {
             }
             case "END" -> {
                 open.remove(f[1] + "/" + f[2]);
-                recorder.grant(f[1], node, Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                        Boolean.parseBoolean(f[5]), Long.parseLong(f[6]), Boolean.parseBoolean(f[7]));
+                recorder.grant(f[1], node, Long.parseLong(f[2]), Long.parseLong(f[8]), Long.parseLong(f[3]),
+                        Long.parseLong(f[4]), Boolean.parseBoolean(f[5]), Long.parseLong(f[6]),
+                        Boolean.parseBoolean(f[7]));
             }
             case "TERM_BEGIN" -> term = new long[] { Long.parseLong(f[1]), Long.parseLong(f[2]) };
             case "TERM_END" -> {
@@ -148,8 +149,8 @@ final class ChildNode implements AutoCloseable {
             throw new IllegalStateException("The output of " + node + "'s killed JVM did not end", ex);
         }
         // A hold cut by the kill ends at the kill; it counts as reported lost only if the JVM said so before.
-        open.forEach((key, value) -> recorder.grant(key.substring(0, key.indexOf('/')), node, value[0], value[1], now,
-                value[2] == 1, value[2] == 1 ? value[3] : now, false));
+        open.forEach((key, value) -> recorder.grant(key.substring(0, key.indexOf('/')), node, value[0], value[4],
+                value[1], now, value[2] == 1, value[2] == 1 ? value[3] : now, false));
         open.clear();
         long[] cut = term;
         term = null;

@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -15,11 +14,14 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.listener.LockListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One worker of a node: takes a random lock name with a random wait, holds it (mostly for milliseconds, sometimes
- * for seconds), unlocks,
- * and reports every grant and failure to a {@link Sink}. The same loop runs in the test JVM and in child JVMs.
+ * for seconds), unlocks, and reports every grant and failure to a {@link Sink}. Some turns take two names together
+ * ({@link LockService#tryLockAll}: each is recorded as a grant of its name), and on a store with permits some take
+ * the name {@value #SHARED}, shared by {@value #SHARED_PERMITS} holders. The same loop runs in the test JVM and in
+ * child JVMs.
  * <p>
  * A grant counts as reported lost when the node's listener reported the lease lost or expired, or when
  * {@link LockHandle#isHeld()} is false: both are how the library tells an application that it no longer holds the
@@ -42,6 +44,18 @@ final class LockLoop implements Runnable {
     /** One hold in this many is on a fixed lease and outlasts it. */
     static final int FIXED_ONE_IN = 60;
 
+    /** One turn in this many takes two of {@link #NAMES} together ({@link LockService#tryLockAll}). */
+    static final int SEVERAL_ONE_IN = 8;
+
+    /** The name shared by {@value #SHARED_PERMITS} holders, on stores with permits. */
+    static final String SHARED = "p0";
+
+    /** The permits of {@link #SHARED}. */
+    static final int SHARED_PERMITS = 2;
+
+    /** One turn in this many takes {@link #SHARED}, on stores with permits. */
+    static final int SHARED_ONE_IN = 8;
+
     private static final Duration[] WAITS = { Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1),
             Duration.ofSeconds(3) };
 
@@ -51,9 +65,10 @@ final class LockLoop implements Runnable {
         /**
          * A grant, reported when the work under it begins (so that a crash in the middle still leaves a trace).
          *
+         * @param calledNanos when the acquire that granted it was called
          * @param fixed whether it is on a fixed lease that its work outlasts
          */
-        void began(String name, long token, long startNanos, boolean fixed);
+        void began(String name, long token, long calledNanos, long startNanos, boolean fixed);
 
         /**
          * The node learned, in the middle of the work, that the lease is lost (it stops working then, unless the work
@@ -66,12 +81,13 @@ final class LockLoop implements Runnable {
         /**
          * The end of the work under a grant.
          *
+         * @param calledNanos when the acquire that granted it was called
          * @param lost whether the loss (or a fixed lease's end) was reported by the end of the work
          * @param countedOnUntilNanos the last moment the worker was not told; {@code endNanos} when it never was
          * @param fixed whether the hold was on a fixed lease that its work outlasts
          */
-        void ended(String name, long token, long startNanos, long endNanos, boolean lost, long countedOnUntilNanos,
-                boolean fixed);
+        void ended(String name, long token, long calledNanos, long startNanos, long endNanos, boolean lost,
+                long countedOnUntilNanos, boolean fixed);
 
         /** An empty {@code tryLock}. */
         void timedOut();
@@ -119,8 +135,16 @@ final class LockLoop implements Runnable {
 
     private final LostLeases lost;
 
-    LockLoop(LockService service, long seed, BooleanSupplier stop, Sink sink, LostLeases lost) {
+    private final boolean sharedNames;
+
+    /**
+     * @param sharedNames whether the store has permits ({@code StoreTraits.permits()}): then the loop also takes
+     *        {@link #SHARED}
+     */
+    LockLoop(LockService service, long seed, BooleanSupplier stop, Sink sink, LostLeases lost,
+            boolean sharedNames) {
         this.service = service;
+        this.sharedNames = sharedNames;
         this.random = new Random(seed);
         this.stop = stop;
         this.sink = sink;
@@ -130,7 +154,7 @@ final class LockLoop implements Runnable {
     @Override
     public void run() {
         while (!stop.getAsBoolean()) {
-            String name = NAMES.get(random.nextInt(NAMES.size()));
+            List<String> names = names();
             Duration wait = WAITS[random.nextInt(WAITS.length)];
             // Mostly short holds (up to 20 ms); one in two hundred lasts 1 to 8 s, past the 2 s lease (and past a
             // Sentinel failover plus a lease), so that faults land in the middle of holds the watchdog must renew.
@@ -143,58 +167,94 @@ final class LockLoop implements Runnable {
                 holdMicros = FIXED_LEASE.toNanos() / 1000 + 100_000 + random.nextInt(1_400_000);
                 options = options.withLeaseTime(FIXED_LEASE);
             }
-            Optional<LockHandle> granted;
+            if (names.equals(List.of(SHARED))) {
+                options = options.withPermits(SHARED_PERMITS);
+            }
+            long called = System.nanoTime();
+            Held held;
             try {
-                granted = service.tryLock(name, options);
+                held = acquire(names, options);
             }
             catch (RuntimeException ex) {
                 sink.failed(ex);
                 pause(random.nextInt(50));
                 continue;
             }
-            if (granted.isEmpty()) {
+            if (held == null) {
                 sink.timedOut();
                 continue;
             }
-            LockHandle handle = granted.get();
             long start = System.nanoTime();
-            if (lost.reported(handle)) {
+            if (held.locks().stream().anyMatch(lost::reported)) {
                 // Already lost when the work would begin (this node was frozen between the grant and here, past its
                 // lease): an application that checks isHeld() does no work under it, and neither does this one.
-                sink.failed(new LeaseLostException("Lease of '" + name + "' lost before its work began"));
-                unlockQuietly(handle);
+                sink.failed(new LeaseLostException("Lease of " + names + " lost before its work began"));
+                unlockQuietly(held);
                 continue;
             }
-            sink.began(name, handle.fencingToken(), start, fixed);
-            long countedOnUntil = hold(handle, name, holdMicros, fixed, start);
+            held.locks().forEach(handle -> sink.began(handle.name(), handle.fencingToken(), called, start,
+                    fixed));
+            long countedOnUntil = hold(held.locks(), holdMicros, fixed, start);
             long end = System.nanoTime();
-            boolean reported = lost.reported(handle);
-            sink.ended(name, handle.fencingToken(), start, end, reported, reported ? countedOnUntil : end, fixed);
-            unlockQuietly(handle);
+            for (LockHandle handle : held.locks()) {
+                boolean reported = lost.reported(handle);
+                sink.ended(handle.name(), handle.fencingToken(), called, start, end, reported,
+                        reported ? countedOnUntil : end, fixed);
+            }
+            unlockQuietly(held);
             if (Thread.currentThread().isInterrupted()) {
                 return;
             }
         }
     }
 
-    private void unlockQuietly(LockHandle handle) {
+    /**
+     * @return what this turn locks: mostly one of {@link #NAMES}; one turn in {@value #SEVERAL_ONE_IN} two of them
+     *         together; one in {@value #SHARED_ONE_IN} the {@link #SHARED} name, where the store has permits
+     */
+    private List<String> names() {
+        int draw = random.nextInt(SEVERAL_ONE_IN * SHARED_ONE_IN);
+        if (draw < SHARED_ONE_IN && sharedNames) {
+            return List.of(SHARED);
+        }
+        String first = NAMES.get(random.nextInt(NAMES.size()));
+        if (draw % SEVERAL_ONE_IN == 1) {
+            String second = NAMES.get((NAMES.indexOf(first) + 1 + random.nextInt(NAMES.size() - 1)) % NAMES.size());
+            return List.of(first, second);
+        }
+        return List.of(first);
+    }
+
+    /** @return the locks taken, or null when the wait ran out */
+    private @Nullable Held acquire(List<String> names, LockOptions options) {
+        if (names.size() > 1) {
+            return service.tryLockAll(names, options).map(all -> new Held(all.locks(), all::unlock)).orElse(null);
+        }
+        return service.tryLock(names.get(0), options).map(one -> new Held(List.of(one), one::unlock)).orElse(null);
+    }
+
+    /** The locks of one turn and how they are given back. */
+    private record Held(List<LockHandle> locks, Runnable unlock) {
+    }
+
+    private void unlockQuietly(Held held) {
         try {
-            handle.unlock();
+            held.unlock().run();
         }
         catch (RuntimeException ex) {
             sink.failed(ex);
         }
-        lost.forget(handle);
+        held.locks().forEach(lost::forget);
     }
 
     /**
-     * Works under the lock for that long, in steps of at most 10 ms, and stops as soon as the node is told the lease
+     * Works under the locks for that long, in steps of at most 10 ms, and stops as soon as the node is told a lease
      * is lost, as an application that checks {@link LockHandle#isHeld()} would; the work of a fixed lease that
      * outlasts it goes on, still looking.
      *
      * @return the last moment the worker was not told (the time taken before its last look that said held)
      */
-    private long hold(LockHandle handle, String name, long holdMicros, boolean fixed, long start) {
+    private long hold(List<LockHandle> handles, long holdMicros, boolean fixed, long start) {
         long end = System.nanoTime() + holdMicros * 1000;
         long countedOnUntil = start;
         boolean noticed = false;
@@ -203,12 +263,15 @@ final class LockLoop implements Runnable {
                 // Holding the lock for a while is the behaviour under test.
                 TimeUnit.NANOSECONDS.sleep(Math.min(left, 10_000_000L));
                 long look = System.nanoTime();
-                if (!lost.reported(handle)) {
+                List<LockHandle> told = handles.stream().filter(lost::reported).toList();
+                if (told.isEmpty()) {
                     countedOnUntil = look;
                 }
                 else if (!noticed) {
                     noticed = true;
-                    sink.lostNoticed(name, handle.fencingToken(), countedOnUntil);
+                    for (LockHandle handle : told) {
+                        sink.lostNoticed(handle.name(), handle.fencingToken(), countedOnUntil);
+                    }
                     if (!fixed) {
                         return countedOnUntil;
                     }

@@ -23,7 +23,10 @@ import static org.assertj.core.api.Assertions.fail;
  * <ul>
  * <li>holds of one name never overlap, unless the earlier one's lease was reported lost (or its fixed lease ran
  * out);</li>
- * <li>fencing tokens increase in grant order, per name.</li>
+ * <li>fencing tokens increase in grant order, per name;</li>
+ * <li>for a name shared by several holders ({@link #permits(String, int)}): never more holders counted on at once
+ * than it has permits, and a grant asked for after another's work began has a higher token
+ * ({@link PermitCheck}).</li>
  * </ul>
  * The recorded interval is the work itself (after the acquire returned, before the unlock), which lies inside the
  * store's hold: with mutual exclusion two such intervals cannot overlap, whatever the clocks of the stores.
@@ -39,6 +42,8 @@ import static org.assertj.core.api.Assertions.fail;
 public final class LockHistory {
 
     private final List<Grant> grants = new CopyOnWriteArrayList<>();
+
+    private final Map<String, Integer> permits = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Set<LockHandle> reportedLost = Collections.synchronizedSet(
             Collections.newSetFromMap(new IdentityHashMap<>()));
@@ -58,6 +63,20 @@ public final class LockHistory {
     /** @return the listener that tells this history about lost and expired leases; add it to every node */
     public LockListener listener() {
         return listener;
+    }
+
+    /**
+     * Declares a name shared by several holders at once ({@code LockOptions.withPermits}): its grants are checked
+     * by {@link PermitCheck} instead of for mutual exclusion.
+     *
+     * @param name the lock name
+     * @param count its permits, at least 2
+     */
+    public void permits(String name, int count) {
+        if (count < 2) {
+            throw new IllegalArgumentException("A shared name has at least 2 permits: " + count);
+        }
+        permits.put(name, count);
     }
 
     /**
@@ -124,8 +143,27 @@ public final class LockHistory {
      */
     public void record(String name, String node, long fencingToken, long startNanos, long endNanos, boolean lost,
             long countedOnUntilNanos) {
+        record(name, node, fencingToken, startNanos, startNanos, endNanos, lost, countedOnUntilNanos);
+    }
+
+    /**
+     * As {@link #record(String, String, long, long, long, boolean, long)}, with the moment the acquire was called:
+     * for a name with {@link #permits(String, int) permits}, whose tokens increase only between a grant and an
+     * acquire called after that grant's work began.
+     *
+     * @param name the lock name
+     * @param node the holder
+     * @param fencingToken its token
+     * @param calledNanos when the acquire that granted it was called
+     * @param startNanos when the work began
+     * @param endNanos when it ended
+     * @param lost whether its lease was reported lost (counted, not used by the check)
+     * @param countedOnUntilNanos the last moment the holder still counted on the lock
+     */
+    public void record(String name, String node, long fencingToken, long calledNanos, long startNanos,
+            long endNanos, boolean lost, long countedOnUntilNanos) {
         grants.add(new Grant(name, node, fencingToken, startNanos, endNanos, lost ? LOST_MARK : null,
-                Math.min(endNanos, countedOnUntilNanos), true));
+                Math.min(endNanos, countedOnUntilNanos), true, calledNanos));
     }
 
     private static final Object LOST_MARK = new Object();
@@ -152,6 +190,11 @@ public final class LockHistory {
         Map<String, List<Grant>> byName = grants().stream()
                 .collect(Collectors.groupingBy(Grant::name, java.util.LinkedHashMap::new, Collectors.toList()));
         byName.forEach((name, list) -> {
+            Integer shared = permits.get(name);
+            if (shared != null) {
+                problems.addAll(new PermitCheck(shared, this::lost).problems(list));
+                return;
+            }
             for (int i = 1; i < list.size(); i++) {
                 Grant later = list.get(i);
                 Grant before = list.get(i - 1);
@@ -180,7 +223,7 @@ public final class LockHistory {
         }
     }
 
-    private boolean lost(Grant grant) {
+    boolean lost(Grant grant) {
         Object handle = grant.handle();
         return handle == LOST_MARK || (handle instanceof LockHandle h && reportedLost.contains(h));
     }
@@ -196,13 +239,19 @@ public final class LockHistory {
      * @param handle the handle (identity, for lease-loss reports), or a marker
      * @param countedOnUntilNanos the last moment the holder counted on it ({@code endNanos} unless recorded)
      * @param strict whether the check uses {@code countedOnUntilNanos} rather than the loss report
+     * @param calledNanos when the acquire was called ({@code startNanos} when not recorded)
      */
     public record Grant(String name, String node, long fencingToken, long startNanos, long endNanos,
-            @Nullable Object handle, long countedOnUntilNanos, boolean strict) {
+            @Nullable Object handle, long countedOnUntilNanos, boolean strict, long calledNanos) {
 
         Grant(String name, String node, long fencingToken, long startNanos, long endNanos, @Nullable Object handle,
                 long countedOnUntilNanos) {
-            this(name, node, fencingToken, startNanos, endNanos, handle, countedOnUntilNanos, false);
+            this(name, node, fencingToken, startNanos, endNanos, handle, countedOnUntilNanos, false, startNanos);
+        }
+
+        /** @return the last moment its holder counted on it, as the checks see it */
+        long countedOnUntil(boolean reportedLost) {
+            return strict ? countedOnUntilNanos : reportedLost ? startNanos : endNanos;
         }
 
         @Override
