@@ -34,7 +34,15 @@ final class JdbcStatements implements StatementPreparer {
 
     @Override
     public PreparedStatement prepare(Connection connection, String statementSql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(statementSql);
+        return bounded(connection.prepareStatement(statementSql));
+    }
+
+    @Override
+    public PreparedStatement prepareAnsweringKey(Connection connection, String statementSql) throws SQLException {
+        return bounded(connection.prepareStatement(statementSql, java.sql.Statement.RETURN_GENERATED_KEYS));
+    }
+
+    private PreparedStatement bounded(PreparedStatement statement) throws SQLException {
         try {
             // Set only when it differs: H2 keeps the timeout per connection and sends a `SET QUERY_TIMEOUT` to the
             // server at every setQueryTimeout (a round trip per statement), where its getter answers from a cache;

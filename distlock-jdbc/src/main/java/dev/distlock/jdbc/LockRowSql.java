@@ -32,8 +32,6 @@ final class LockRowSql {
 
     private final String liveOwner;
 
-    private final String grantedToken;
-
     private final String health;
 
     /**
@@ -54,7 +52,6 @@ final class LockRowSql {
         this.forceRelease = rules.forcedRelease(table, "lock_name = ?");
         this.renew = rules.renewal(table, "lock_name = ?");
         this.deleteExpired = dialect.deleteExpired(table, rules.sweepable());
-        this.grantedToken = "SELECT fencing_token FROM " + table + " WHERE lock_name = ? AND owner_token = ?";
         this.liveOwner = "SELECT owner_token FROM " + table + " WHERE lock_name = ? AND " + rules.live("");
         this.health = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ''";
     }
@@ -133,14 +130,6 @@ final class LockRowSql {
             statement.setLong(4, -retentionMillis);
             statement.setLong(5, -retentionMillis);
         }
-    }
-
-    /**
-     * @return the read-back of an acquire that answers nothing itself ({@link RowDialect#acquireAnswers()}), in its
-     *         transaction: parameters name, owner; one row with the token when the row is now the request's
-     */
-    String grantedToken() {
-        return grantedToken;
     }
 
     /** @return the query of the owner token of a live lease: parameter the name; no row when nobody holds it */

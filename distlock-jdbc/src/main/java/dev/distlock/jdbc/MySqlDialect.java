@@ -19,11 +19,14 @@ import java.util.Locale;
  * with {@code SELECT ... FOR UPDATE}. No counter row: it would make every acquire of every name wait for the same
  * row, where the clock needs no shared row and also keeps tokens increasing after a row is swept.</li>
  * <li>The acquire is {@code INSERT ... ON DUPLICATE KEY UPDATE}, which locks the row as PostgreSQL's
- * {@code ON CONFLICT} does. Neither database can return the row from it, so it answers nothing
- * ({@link #acquireAnswers()}) and the store reads the token back in the same transaction. Its assignments run left
- * to right, each seeing the ones before: the token and the owner are decided on the row as it was, then the lease
- * and the holder follow the owner ({@code VALUES(col)}, deprecated but kept by MySQL 8, is the only form both
- * accept).</li>
+ * {@code ON CONFLICT} does. Neither database can return the row from it, so the statement answers the token as the
+ * key it generated ({@link #acquireAnswersKey()}): {@code LAST_INSERT_ID(token)} where the request takes the row,
+ * {@code LAST_INSERT_ID(0)} where it is refused (the insert's row is evaluated before the key turns out to exist, so
+ * a refusal must clear it); both drivers then answer that key, or none for 0, in the statement's own reply. One
+ * statement in auto-commit, where reading the token back took a transaction of five round trips. Its assignments
+ * run left to right, each seeing the ones before: the token and the owner are decided on the row as it was, then
+ * the lease and the holder follow the owner ({@code VALUES(col)}, deprecated but kept by MySQL 8, is the only form
+ * both accept). The session's {@code LAST_INSERT_ID()} is this statement's afterwards, as after any insert.</li>
  * <li>A set of keys is one JSON array parameter read with {@code JSON_TABLE} (no SQL arrays).</li>
  * <li>{@code DELETE ... LIMIT} batches the sweep; InnoDB re-checks the whole condition on the row it locks.</li>
  * <li>Errors: a duplicate key is 1062 (state 23000, not 23505), a lock wait timeout 1205 (3572 for
@@ -78,18 +81,18 @@ record MySqlDialect() implements RowDialect {
         String takeable = rules.takeable("", "VALUES(owner_token)");
         String taken = "owner_token = VALUES(owner_token)";
         return "INSERT INTO " + table + " (lock_name, owner_token, fencing_token, lease_until, holder)"
-                + " VALUES (?, ?, " + rules.firstToken() + ", " + rules.leaseEnd() + ", ?)"
+                + " VALUES (?, ?, LAST_INSERT_ID(" + rules.firstToken() + "), " + rules.leaseEnd() + ", ?)"
                 + " ON DUPLICATE KEY UPDATE"
-                + " fencing_token = IF(" + takeable + ", " + rules.nextToken("", "VALUES(owner_token)")
-                + ", fencing_token),"
+                + " fencing_token = IF(" + takeable + ", LAST_INSERT_ID(" + rules.nextToken("", "VALUES(owner_token)")
+                + "), fencing_token + LAST_INSERT_ID(0)),"
                 + " owner_token = IF(" + takeable + ", VALUES(owner_token), owner_token),"
                 + " lease_until = IF(" + taken + ", VALUES(lease_until), lease_until),"
                 + " holder = IF(" + taken + ", VALUES(holder), holder)";
     }
 
     @Override
-    public boolean acquireAnswers() {
-        return false;
+    public boolean acquireAnswersKey() {
+        return true;
     }
 
     @Override

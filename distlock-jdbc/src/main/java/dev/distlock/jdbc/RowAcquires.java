@@ -67,8 +67,7 @@ final class RowAcquires {
      */
     private Outcome acquireLock(Connection connection, RowSql statements, LockRequest request)
             throws SQLException {
-        Outcome taken = statements.dialect().acquireAnswers() ? upsert(connection, statements, request)
-                : Transactions.inTransaction(connection, () -> upsert(connection, statements, request));
+        Outcome taken = upsert(connection, statements, request);
         if (taken instanceof Outcome.Granted) {
             return taken;
         }
@@ -84,31 +83,29 @@ final class RowAcquires {
     }
 
     /**
-     * The acquire statement, and for a database whose statement answers nothing the read-back of the token in the
-     * same transaction (the row stays locked by the statement until the commit, so the token read is the one
-     * granted; a failure rolls both back: no row is left taken by a request told otherwise).
+     * The acquire statement, one round trip: it answers the token of a row it took, as a returned row or as its
+     * generated key ({@link RowDialect#acquireAnswersKey()}), and nothing (or the key 0) when refused.
      */
     private Outcome upsert(Connection connection, RowSql statements, LockRequest request) throws SQLException {
         LockRowSql locks = statements.locks();
-        boolean answers = statements.dialect().acquireAnswers();
-        try (PreparedStatement statement = preparer.prepare(connection, locks.acquire())) {
+        boolean key = statements.dialect().acquireAnswersKey();
+        try (PreparedStatement statement = key ? preparer.prepareAnsweringKey(connection, locks.acquire())
+                : preparer.prepare(connection, locks.acquire())) {
             locks.bindAcquire(statement, request.name(), request.ownerToken(), request.leaseMillis(),
                     request.holder());
-            if (answers) {
-                return granted(statement);
+            if (!key) {
+                return granted(statement.executeQuery());
             }
             statement.executeUpdate();
-        }
-        try (PreparedStatement read = preparer.prepare(connection, locks.grantedToken())) {
-            read.setString(1, request.name());
-            read.setString(2, request.ownerToken());
-            return granted(read);
+            return granted(statement.getGeneratedKeys());
         }
     }
 
-    private static Outcome granted(PreparedStatement query) throws SQLException {
-        try (ResultSet rows = query.executeQuery()) {
-            return rows.next() ? new Outcome.Granted(rows.getLong(1)) : Outcome.BUSY;
+    /** Tokens are at least the database clock in µs, never 0: a key of 0 is a refusal, as no row is. */
+    private static Outcome granted(ResultSet answer) throws SQLException {
+        try (ResultSet rows = answer) {
+            long token = rows.next() ? rows.getLong(1) : 0;
+            return token != 0 ? new Outcome.Granted(token) : Outcome.BUSY;
         }
     }
 

@@ -25,9 +25,9 @@ import java.util.List;
  * <li>time arithmetic: {@link #plusMillis(String)}, a timestamp plus a number of milliseconds given as one
  * parameter, and {@link #integer(String)}, a parameter read as a {@code BIGINT};</li>
  * <li>the acquire: {@link #acquire(String, RowRules)}, one atomic insert-or-take-over (an upsert) that answers the
- * fencing token, written with the conditions and expressions that {@link RowRules} gives it, or, on a database
- * without {@code RETURNING} ({@link #acquireAnswers()} false), that the store reads back in the same
- * transaction;</li>
+ * fencing token, written with the conditions and expressions that {@link RowRules} gives it: with
+ * {@code RETURNING}, or on a database without it as the key the statement generated
+ * ({@link #acquireAnswersKey()});</li>
  * <li>the batched delete of the sweep: {@link #deleteExpired(String, String)} and whether it repeats its condition,
  * {@link #repeatsSweepCondition()};</li>
  * <li>the locking clause of a read that locks its row until the transaction ends: {@link #forUpdate()};</li>
@@ -120,14 +120,13 @@ sealed interface RowDialect permits H2Dialect, PostgresDialect, MySqlDialect {
     String acquire(String table, RowRules rules);
 
     /**
-     * @return true when {@link #acquire} is a query that answers the token itself; false when it is an update that
-     *         answers nothing (no {@code RETURNING}), run in a transaction with {@link LockRowSql#grantedToken()}
-     *         after it, which reads the token of the row if it now has the request's owner token (owner tokens are
-     *         unique per acquisition, so that row was taken by this statement or by an earlier try of the same
-     *         request)
+     * @return false when {@link #acquire} is a query whose {@code RETURNING} row holds the token (no row: refused);
+     *         true when it is an update that answers the token as the key it generated
+     *         ({@link java.sql.Statement#getGeneratedKeys()}; no key, or 0: refused), for a database without
+     *         {@code RETURNING}. Either way one statement, one round trip.
      */
-    default boolean acquireAnswers() {
-        return true;
+    default boolean acquireAnswersKey() {
+        return false;
     }
 
     /**

@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /** Prepares a statement with the store's query timeout ({@link JdbcStatements}). */
-@FunctionalInterface
 interface StatementPreparer {
 
     /**
@@ -15,4 +14,12 @@ interface StatementPreparer {
      * @throws SQLException when the driver fails
      */
     PreparedStatement prepare(Connection connection, String sql) throws SQLException;
+
+    /**
+     * @param connection the connection
+     * @param sql an update that answers a generated key ({@link RowDialect#acquireAnswersKey()})
+     * @return the prepared statement, asked for its generated keys, bounded by the command timeout
+     * @throws SQLException when the driver fails
+     */
+    PreparedStatement prepareAnsweringKey(Connection connection, String sql) throws SQLException;
 }
