@@ -1,8 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
@@ -86,12 +83,12 @@ class JdbcAcquireStatementTests {
 
     /** A data source whose connections record every statement prepared and every transaction call. */
     private DataSource recording(DataSource target) {
-        return proxy(DataSource.class, (proxy, method, args) -> {
+        return Proxies.of(DataSource.class, (proxy, method, args) -> {
             Object result = method.invoke(target, args);
             if (!(result instanceof Connection connection)) {
                 return result;
             }
-            return proxy(Connection.class, (p, m, a) -> {
+            return Proxies.of(Connection.class, (p, m, a) -> {
                 switch (m.getName()) {
                     case "prepareStatement" -> calls.add("prepare");
                     case "setAutoCommit", "commit", "rollback" -> calls.add(m.getName());
@@ -102,19 +99,5 @@ class JdbcAcquireStatementTests {
                 return m.invoke(connection, a);
             });
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, InvocationHandler handler) {
-        InvocationHandler unwrapping = (proxy, method, args) -> {
-            try {
-                return handler.invoke(proxy, method, args);
-            }
-            catch (InvocationTargetException ex) {
-                throw ex.getCause();
-            }
-        };
-        return (T) Proxy.newProxyInstance(JdbcAcquireStatementTests.class.getClassLoader(), new Class<?>[] { type },
-                unwrapping);
     }
 }

@@ -1,9 +1,6 @@
 package dev.distlock.jdbc;
 
 import dev.distlock.spi.Waiting;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -113,12 +110,12 @@ class JdbcInterruptAfterCommitTests {
     /** A data source whose first connection goes back to the pool but reports it broken ({@code 08006}). */
     private static DataSource firstCloseFails(DataSource target) {
         AtomicBoolean first = new AtomicBoolean(true);
-        return proxy(DataSource.class, (proxy, method, args) -> {
+        return Proxies.of(DataSource.class, (proxy, method, args) -> {
             Object result = method.invoke(target, args);
             if (!(result instanceof Connection connection) || !first.getAndSet(false)) {
                 return result;
             }
-            return proxy(Connection.class, (p, m, a) -> {
+            return Proxies.of(Connection.class, (p, m, a) -> {
                 Object value = m.invoke(connection, a);
                 if (m.getName().equals("close")) {
                     throw new SQLException("Connection reset while returning it", "08006");
@@ -131,12 +128,12 @@ class JdbcInterruptAfterCommitTests {
     /** A data source whose first connection, once closed (after its work committed), waits before going back. */
     private static DataSource firstCloseWaits(DataSource target, CountDownLatch closing, CountDownLatch goOn) {
         AtomicBoolean first = new AtomicBoolean(true);
-        return proxy(DataSource.class, (proxy, method, args) -> {
+        return Proxies.of(DataSource.class, (proxy, method, args) -> {
             Object result = method.invoke(target, args);
             if (!(result instanceof Connection connection) || !first.getAndSet(false)) {
                 return result;
             }
-            return proxy(Connection.class, (p, m, a) -> {
+            return Proxies.of(Connection.class, (p, m, a) -> {
                 if (m.getName().equals("close")) {
                     closing.countDown();
                     if (!goOn.await(30, TimeUnit.SECONDS)) {
@@ -146,19 +143,5 @@ class JdbcInterruptAfterCommitTests {
                 return m.invoke(connection, a);
             });
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, InvocationHandler handler) {
-        InvocationHandler unwrapping = (proxy, method, args) -> {
-            try {
-                return handler.invoke(proxy, method, args);
-            }
-            catch (InvocationTargetException ex) {
-                throw ex.getCause();
-            }
-        };
-        return (T) Proxy.newProxyInstance(JdbcInterruptAfterCommitTests.class.getClassLoader(),
-                new Class<?>[] { type }, unwrapping);
     }
 }

@@ -1,8 +1,6 @@
 package dev.distlock.jdbc;
 
 import dev.distlock.spi.Waiting;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -100,18 +98,18 @@ class JdbcLeaseClockTests {
 
     /** A data source whose prepared statements record their SQL and every parameter value the store sets. */
     private DataSource recording(DataSource target) {
-        return proxy(DataSource.class, (proxy, method, args) -> {
+        return Proxies.of(DataSource.class, (proxy, method, args) -> {
             Object result = method.invoke(target, args);
             return result instanceof Connection connection ? recording(connection) : result;
         });
     }
 
     private Connection recording(Connection target) {
-        return proxy(Connection.class, (proxy, method, args) -> {
+        return Proxies.of(Connection.class, (proxy, method, args) -> {
             Object result = method.invoke(target, args);
             if (result instanceof PreparedStatement statement) {
                 statements.add((String) args[0]);
-                return proxy(PreparedStatement.class, (p, m, a) -> {
+                return Proxies.of(PreparedStatement.class, (p, m, a) -> {
                     if (m.getName().startsWith("set") && a != null && a.length == 2 && a[0] instanceof Integer) {
                         sent.add(a[1]);
                     }
@@ -120,19 +118,5 @@ class JdbcLeaseClockTests {
             }
             return result;
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, InvocationHandler handler) {
-        InvocationHandler unwrapping = (proxy, method, args) -> {
-            try {
-                return handler.invoke(proxy, method, args);
-            }
-            catch (java.lang.reflect.InvocationTargetException ex) {
-                throw ex.getCause();
-            }
-        };
-        return (T) Proxy.newProxyInstance(JdbcLeaseClockTests.class.getClassLoader(), new Class<?>[] { type },
-                unwrapping);
     }
 }

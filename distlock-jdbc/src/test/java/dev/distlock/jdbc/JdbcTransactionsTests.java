@@ -1,7 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -49,17 +47,11 @@ class JdbcTransactionsTests {
 
     /** The pool's connection, except that its rollbacks fail (as on a connection that broke in between). */
     private static Connection rollbackFails(Connection target) {
-        return (Connection) Proxy.newProxyInstance(JdbcTransactionsTests.class.getClassLoader(),
-                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
-                    if (method.getName().equals("rollback")) {
-                        throw new SQLException("The rollback failed", "08006");
-                    }
-                    try {
-                        return method.invoke(target, args);
-                    }
-                    catch (InvocationTargetException ex) {
-                        throw ex.getCause();
-                    }
-                });
+        return Proxies.of(Connection.class, (proxy, method, args) -> {
+            if (method.getName().equals("rollback")) {
+                throw new SQLException("The rollback failed", "08006");
+            }
+            return method.invoke(target, args);
+        });
     }
 }
