@@ -10,7 +10,7 @@ import java.util.Random;
  * What the nemesis does to a store process's {@link FakedClock}: {@link FaultKind#CLOCK_STEP} and
  * {@link FaultKind#CLOCK_DRIFT}, in one of two modes.
  * <ul>
- * <li>Within the drift margin (the default): the store's clock runs fast by up to 0.9 % or steps forward by 1 to
+ * <li>Within the drift margin (the default): the store's clock runs fast by up to 0.9 % or steps forward by 5 to
  * 10 ms, and gains at most {@value #GAIN_LIMIT_MICROS} µs on the holders' clock in any second, steps and drift
  * together. The engine counts on a lease for its length less 1 % + 2 ms (12 ms of the campaign's 1 s fixed leases,
  * 22 ms of its 2 s leases), measured from before the request was sent, so no holder counts on a lease the store has
@@ -72,7 +72,7 @@ public final class ClockFaults {
             case CLOCK_STEP: {
                 long asked = beyond
                         ? (random.nextBoolean() ? 1 : -1) * (1_000 + random.nextInt(1_499_000))
-                        : 1_000 + random.nextInt(9_000);
+                        : 5_000 + random.nextInt(5_001);
                 if (beyond && asked > 0 && asked < 20_000) {
                     asked += 20_000;
                 }
