@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fault campaign's clock faults for CI, run by .ci/run (which runs every */ci/install.sh it finds) with
-# apt_install defined: the campaign steps and drifts the wall clock of the Redis (standalone-aof) and PostgreSQL
-# servers with Debian's libfaketime (FakedClock), and leaves those faults out, saying so, without it.
+# apt_install defined: the campaign steps and drifts the wall clock of the Redis (standalone-aof), PostgreSQL and
+# MariaDB servers with Debian's libfaketime (FakedClock), and leaves those faults out, saying so, without it.
 set -uo pipefail
 
 installed() { [ -r /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]; }
