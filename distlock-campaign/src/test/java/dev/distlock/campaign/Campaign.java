@@ -493,6 +493,9 @@ final class Campaign {
 
     private CampaignTopology.Injected inject(FaultKind kind, Random random, Duration duration, ChildNode child) {
         if (topology.serverFaults().contains(kind)) {
+            if (kind == FaultKind.CLOCK_STEP) {
+                FixedHoldAim.awaitStart(holding, timeline);
+            }
             CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
                     ? topology.inject(kind, random, duration, busyNode())
                     : kind == FaultKind.PARTITION ? topology.inject(kind, random, duration, fixedLeaseHolder())

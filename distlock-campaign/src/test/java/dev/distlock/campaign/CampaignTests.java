@@ -2,6 +2,7 @@ package dev.distlock.campaign;
 
 import dev.distlock.test.support.campaign.CampaignTopologies;
 import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.ClockFaults;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
@@ -27,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a minute of faults in all). Long mode: {@code -Dcampaign.minutes=N} injects faults for N minutes per store.
  * {@code -Dcampaign.seed=S} replays a run (the seed is printed at the start and in every failure);
  * {@code -Dcampaign.stores=sentinel,redlock} runs only those stores. Each run's figures are appended to
- * {@code target/campaign-report.md}.
+ * {@code target/campaign-report.md}. {@code -Dcampaign.clock=beyond} injects clock faults beyond the drift margin
+ * ({@link ClockFaults}) and reports the violations they cause instead of failing.
  */
 class CampaignTests {
 
@@ -67,17 +69,28 @@ class CampaignTests {
             result = new Campaign(started, seed, faultPhase).run();
         }
         report(result);
-        assertThat(result.violations())
-                .as("campaign on %s, seed %d (replay: -Dcampaign.seed=%d -Dcampaign.stores=%s)", store, seed, seed,
-                        store)
-                .isEmpty();
+        if (ClockFaults.beyondMargin()) {
+            // -Dcampaign.clock=beyond: clock faults the guarantees do not cover. The run measures the violations
+            // they cause (here, in the report and with the nemesis' timeline) instead of failing on them.
+            log.warn("campaign on {} with clock faults BEYOND the drift margin: {} violation(s), expected:\n  {}",
+                    store, result.violations().size(), String.join("\n  ", result.violations()));
+        }
+        else {
+            assertThat(result.violations())
+                    .as("campaign on %s, seed %d (replay: -Dcampaign.seed=%d -Dcampaign.stores=%s)", store, seed,
+                            seed, store)
+                    .isEmpty();
+        }
         assertThat(result.grants()).as("grants on %s", store).isPositive();
     }
 
     private static void report(CampaignResult result) throws IOException {
         Path file = Path.of("target", "campaign-report.md");
         Files.createDirectories(file.getParent());
-        Files.writeString(file, result.markdownRow() + "\n" + "<!-- " + result.summary().replace("--", "- -")
+        String label = ClockFaults.beyondMargin()
+                ? "<!-- -Dcampaign.clock=beyond: clock faults beyond the drift margin, violations expected -->\n"
+                : "";
+        Files.writeString(file, label + result.markdownRow() + "\n" + "<!-- " + result.summary().replace("--", "- -")
                 + " -->\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 }

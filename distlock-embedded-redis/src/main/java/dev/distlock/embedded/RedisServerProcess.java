@@ -3,7 +3,9 @@ package dev.distlock.embedded;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +33,10 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private final ServerLifecycle lifecycle;
 
-    private RedisServerProcess(int port, List<String> extraArgs, @Nullable String config, boolean sentinel) {
-        this.lifecycle = new ServerLifecycle(port, sentinel, ServerWorkDir.create(port, sentinel, config), extraArgs);
+    private RedisServerProcess(int port, List<String> extraArgs, @Nullable String config, boolean sentinel,
+            Map<String, String> environment) {
+        this.lifecycle = new ServerLifecycle(port, sentinel, ServerWorkDir.create(port, sentinel, config), extraArgs,
+                environment);
     }
 
     /**
@@ -46,39 +50,27 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
-     * Starts a server on the given loopback port.
-     *
-     * @param port the port
+     * @param port the loopback port
      * @param extraArgs further {@code redis-server} arguments
-     * @return the running server
+     * @return a server started on that port
      */
     public static RedisServerProcess start(int port, String... extraArgs) {
         return builder().port(port).args(extraArgs).start();
     }
 
-    /**
-     * Starts describing a server with more options than {@link #startOnFreePort(String...)}.
-     *
-     * @return a builder for one server on a free loopback port
-     */
+    /** @return a builder for one server on a free loopback port, with more options than {@link #startOnFreePort} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /**
-     * Returns a loopback port that nothing listened on a moment ago.
-     *
-     * @return the port
-     */
+    /** @return a loopback port that nothing listened on a moment ago */
     public static int freePort() {
         return LoopbackPorts.free();
     }
 
     /**
-     * Tells whether something accepts TCP connections on the loopback port.
-     *
-     * @param port the port
-     * @return true when a connection could be opened
+     * @param port the loopback port
+     * @return true when something accepts TCP connections on it (a connection could be opened)
      */
     public static boolean isListening(int port) {
         return LoopbackPorts.isListening(port);
@@ -125,9 +117,8 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
-     * Sends one command on a new connection, with {@link RespConnection#DEFAULT_TIMEOUT}.
-     *
-     * @param args the command and its arguments, e.g. {@code "ROLE"}
+     * @param args one command and its arguments, e.g. {@code "ROLE"}, sent on a new connection with
+     *        {@link RespConnection#DEFAULT_TIMEOUT}
      * @return the reply, as described in {@link RespConnection}
      */
     public @Nullable Object call(String... args) {
@@ -193,10 +184,8 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
-     * Returns the last lines of this server's log, for failure messages.
-     *
      * @param lines how many lines
-     * @return the lines, or a note that there is no log
+     * @return the last lines of this server's log, for failure messages, or a note that there is no log
      */
     public String logTail(int lines) {
         return lifecycle.workDir().logTail(lines);
@@ -224,13 +213,13 @@ public final class RedisServerProcess implements AutoCloseable {
 
         private boolean sentinel;
 
+        private final Map<String, String> environment = new HashMap<>();
+
         private Builder() {
         }
 
         /**
-         * Uses this port instead of a free one.
-         *
-         * @param port the loopback port; 0 picks a free one (the default)
+         * @param port the loopback port to use instead of a free one; 0 picks a free one (the default)
          * @return this builder
          */
         public Builder port(int port) {
@@ -272,6 +261,17 @@ public final class RedisServerProcess implements AutoCloseable {
         }
 
         /**
+         * @param name an environment variable of the server's process, in every run, e.g. {@code LD_PRELOAD} of a
+         *        library that fakes its clock
+         * @param value its value
+         * @return this builder
+         */
+        public Builder environment(String name, String value) {
+            environment.put(name, value);
+            return this;
+        }
+
+        /**
          * Starts a Sentinel ({@code redis-server sentinel.conf --sentinel}) instead of a data server; give its
          * {@code sentinel monitor ...} lines with {@link #config(String)}.
          *
@@ -290,7 +290,7 @@ public final class RedisServerProcess implements AutoCloseable {
          */
         public RedisServerProcess start() {
             return LoopbackPorts.startOn(port, chosen -> {
-                RedisServerProcess server = new RedisServerProcess(chosen, args, config, sentinel);
+                RedisServerProcess server = new RedisServerProcess(chosen, args, config, sentinel, environment);
                 server.start();
                 return server;
             });

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code redis-server} command line of one run, and the process it starts. The defaults come first and the
@@ -21,10 +22,12 @@ final class ServerLaunch {
      * @param sentinel true for a Sentinel
      * @param port the loopback port
      * @param args the arguments given at creation, then the ones for this run only
+     * @param environment variables added to the process's environment
      * @return the started process (not necessarily answering yet)
      * @throws UncheckedIOException when the binary cannot be run
      */
-    static Process start(ServerWorkDir workDir, boolean sentinel, int port, List<String> args) {
+    static Process start(ServerWorkDir workDir, boolean sentinel, int port, List<String> args,
+            Map<String, String> environment) {
         List<String> command = new ArrayList<>();
         command.add(RedisServerBinary.path().toString());
         command.add(workDir.configFile().toString());
@@ -40,6 +43,7 @@ final class ServerLaunch {
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.logFile()));
+        builder.environment().putAll(environment);
         try {
             return builder.start();
         }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -35,6 +36,8 @@ final class ServerLifecycle {
 
     private final List<String> extraArgs;
 
+    private final Map<String, String> environment;
+
     private volatile @Nullable Process process;
 
     private volatile boolean paused;
@@ -47,12 +50,15 @@ final class ServerLifecycle {
      * @param sentinel true for a Sentinel
      * @param workDir its work directory
      * @param extraArgs the {@code redis-server} arguments given at creation, for every run
+     * @param environment variables added to the process's environment, in every run
      */
-    ServerLifecycle(int port, boolean sentinel, ServerWorkDir workDir, List<String> extraArgs) {
+    ServerLifecycle(int port, boolean sentinel, ServerWorkDir workDir, List<String> extraArgs,
+            Map<String, String> environment) {
         this.port = port;
         this.sentinel = sentinel;
         this.workDir = workDir;
         this.extraArgs = List.copyOf(extraArgs);
+        this.environment = Map.copyOf(environment);
     }
 
     /** @return the server's loopback port */
@@ -109,7 +115,7 @@ final class ServerLifecycle {
         }
         List<String> args = new ArrayList<>(extraArgs);
         args.addAll(List.of(runArgs));
-        Process started = ServerLaunch.start(workDir, sentinel, port, args);
+        Process started = ServerLaunch.start(workDir, sentinel, port, args, environment);
         process = started;
         paused = false;
         ExitCleanup.running(this); // already while it starts: a JVM exit during the wait kills it too

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -42,6 +43,9 @@ final class MariaDbTestServer {
     private static String missing = "";
 
     private final List<String> command;
+
+    /** Added to the server's environment at every start (e.g. a faked clock). */
+    private volatile Map<String, String> environment = Map.of();
 
     private final Path directory;
 
@@ -130,12 +134,18 @@ final class MariaDbTestServer {
         return missing;
     }
 
+    /** @param environment variables for the server's process from its next start on */
+    void environment(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+    }
+
     /** Starts the server (again, after {@link #stop()}: same port, same data) and waits until it answers. */
     synchronized void start() {
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile()))
-                    .start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile()));
+            builder.environment().putAll(environment);
+            process = builder.start();
         }
         catch (IOException ex) {
             throw new IllegalStateException("Could not start mariadbd", ex);

@@ -1,12 +1,15 @@
 package dev.distlock.jdbc;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.ClockFaults;
+import dev.distlock.test.support.campaign.FakedClock;
 import dev.distlock.test.support.campaign.FaultKind;
 import dev.distlock.test.support.campaign.Links;
 import org.junit.jupiter.api.Assumptions;
@@ -15,7 +18,8 @@ import org.junit.jupiter.api.Assumptions;
  * A real MariaDB server of the campaign's own (from the machine's binaries; the campaign is skipped, visibly, without
  * them), durable (every commit flushed to the redo log), reached by each node through a proxy of its own with
  * MariaDB Connector/J. Faults: a crash (SIGKILL, InnoDB crash recovery at the restart), a clean restart and a freeze
- * (SIGSTOP, then SIGCONT); plus the campaign's partitions, delays and resets of a node's link. The driver gets a
+ * (SIGSTOP, then SIGCONT); its wall clock, which {@code UTC_TIMESTAMP(6)} reads, stepped or drifting (libfaketime,
+ * where installed: {@link ClockFaults}); plus the campaign's partitions, delays and resets of a node's link. The driver gets a
  * socket timeout so that a call on a blackholed or frozen link ends (a real deployment needs one as well).
  */
 final class MariaDbTopology implements CampaignTopology {
@@ -28,11 +32,19 @@ final class MariaDbTopology implements CampaignTopology {
 
     private boolean paused;
 
+    private final Optional<FakedClock> clock = FakedClock.create("mariadb").map(ClockFaults::prepare);
+
     MariaDbTopology() {
         Optional<MariaDbTestServer> started = MariaDbTestServer.startNew(true);
         Assumptions.assumeTrue(started.isPresent(), () -> "campaign on mariadb SKIPPED: "
                 + MariaDbTestServer.missing());
         this.server = started.get();
+        clock.ifPresent(faked -> {
+            // Restarted under the faked clock, which UTC_TIMESTAMP(6) (leases and tokens) then reads.
+            server.stop();
+            server.environment(faked.environment());
+            server.start();
+        });
         try (HikariDataSource setup = server.pool(1)) {
             TestSchemas.create(setup, "mariadb", TABLE);
         }
@@ -57,7 +69,10 @@ final class MariaDbTopology implements CampaignTopology {
 
     @Override
     public List<FaultKind> serverFaults() {
-        return List.of(FaultKind.KILL_SERVER, FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
+        List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.KILL_SERVER, FaultKind.RESTART_SERVER,
+                FaultKind.PAUSE_SERVER));
+        faults.addAll(ClockFaults.kinds(clock));
+        return faults;
     }
 
     @Override
@@ -73,6 +88,9 @@ final class MariaDbTopology implements CampaignTopology {
                 server.pause();
                 paused = true;
                 return new Injected("SIGSTOP mariadbd, SIGCONT", this::resume);
+            case CLOCK_STEP:
+            case CLOCK_DRIFT:
+                return ClockFaults.inject(kind, clock.orElseThrow(), random, duration);
             default:
                 throw new IllegalArgumentException("mariadb cannot inject " + kind);
         }
@@ -87,6 +105,7 @@ final class MariaDbTopology implements CampaignTopology {
 
     @Override
     public void heal() {
+        clock.ifPresent(FakedClock::stopDrift);
         resume();
         if (!server.isRunning()) {
             server.start();
@@ -97,7 +116,9 @@ final class MariaDbTopology implements CampaignTopology {
     public String guarantee() {
         return "Mutual exclusion and increasing tokens across crashes: a lock is a committed InnoDB row (flushed at "
                 + "every commit), and the token comes from the row and the database clock in the same transaction. "
-                + "Unavailable (fail closed) while the database is down, frozen or unreachable.";
+                + "Unavailable (fail closed) while the database is down, frozen or unreachable. Its clock may run up "
+                + "to 0.9 % fast or step forward, gaining at most 10 ms in any second: inside the holders' drift "
+                + "margin.";
     }
 
     @Override
@@ -105,5 +126,6 @@ final class MariaDbTopology implements CampaignTopology {
         links.close();
         resume();
         server.destroy();
+        clock.ifPresent(FakedClock::close);
     }
 }

@@ -52,6 +52,17 @@ public final class PostgresCampaignServer {
         server.stop("fast");
     }
 
+    /**
+     * Restarts the server under a faked clock: its processes read the wall clock through libfaketime from then on.
+     *
+     * @param clock the clock
+     */
+    public void restartUnder(dev.distlock.test.support.campaign.FakedClock clock) {
+        server.stop("fast");
+        server.environment(clock.environment());
+        server.start();
+    }
+
     /** Starts the server (again) and waits until it accepts connections. */
     public void start() {
         server.start();

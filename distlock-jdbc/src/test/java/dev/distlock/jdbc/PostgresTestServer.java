@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -53,6 +54,9 @@ public final class PostgresTestServer implements AutoCloseable {
     private final List<String> runAs;
 
     private final boolean durable;
+
+    /** Added to the environment of the commands it runs, and so of the server {@code pg_ctl start} starts. */
+    private volatile Map<String, String> environment = Map.of();
 
     private PostgresTestServer(Path binaries, Path directory, int port, List<String> runAs, boolean durable) {
         this.binaries = binaries;
@@ -175,6 +179,11 @@ public final class PostgresTestServer implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
     }
 
+    /** @param environment variables for the server's process from its next start on (e.g. a faked clock) */
+    void environment(Map<String, String> environment) {
+        this.environment = Map.copyOf(environment);
+    }
+
     /** Starts (or restarts) the server and waits until it accepts connections. */
     synchronized void start() {
         run(Duration.ofMinutes(1), "pg_ctl", "-D", data(), "-l", directory.resolve("server.log").toString(), "-w",
@@ -248,8 +257,9 @@ public final class PostgresTestServer implements AutoCloseable {
         command.add(binaries.resolve(binary).toString());
         command.addAll(List.of(args));
         try {
-            Process process = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true)
-                    .start();
+            ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true);
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             // pg_ctl's server inherits no pipe of ours (it logs to server.log), so reading to the end terminates.
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) || process.exitValue() != 0) {

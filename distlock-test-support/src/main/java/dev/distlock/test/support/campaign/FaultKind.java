@@ -24,5 +24,9 @@ public enum FaultKind {
     /** A holder JVM killed with SIGKILL (and a new one started). */
     KILL_HOLDER,
     /** A holder JVM frozen with SIGSTOP, then thawed. */
-    PAUSE_HOLDER
+    PAUSE_HOLDER,
+    /** A store process's wall clock stepped (libfaketime, see {@link ClockFaults}); it stays where it was stepped. */
+    CLOCK_STEP,
+    /** A store process's wall clock run at another rate (libfaketime, see {@link ClockFaults}), then steady again. */
+    CLOCK_DRIFT
 }

@@ -1,0 +1,95 @@
+package dev.distlock.test.support.campaign;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * What the nemesis does to a store process's {@link FakedClock}: {@link FaultKind#CLOCK_STEP} and
+ * {@link FaultKind#CLOCK_DRIFT}, in one of two modes.
+ * <ul>
+ * <li>Within the drift margin (the default): the store's clock runs fast by up to 0.9 % or steps forward by 5 to
+ * 10 ms, and gains at most {@value #GAIN_LIMIT_MICROS} µs on the holders' clock in any second, steps and drift
+ * together. The engine counts on a lease for its length less 1 % + 2 ms (12 ms of the campaign's 1 s fixed leases,
+ * 22 ms of its 2 s leases), measured from before the request was sent, so no holder counts on a lease the store has
+ * ended: the history must show no violation. The clock never steps back: a fencing token taken from the store's
+ * clock ({@code max(last + 1, clock)} on Redis, PostgreSQL and MariaDB) for a name nobody holds is only as
+ * increasing as the clock, and two grants of a name in the campaign are often less than a millisecond apart.</li>
+ * <li>Beyond it ({@code -Dcampaign.clock=beyond}, never in CI): drifts of 2 to 10 % fast, steps of 20 ms to 1.5 s
+ * forward and of 1 ms to 1.5 s back, with no limit. What the guarantees do not cover: the run reports the
+ * violations it measured instead of failing.</li>
+ * </ul>
+ */
+public final class ClockFaults {
+
+    /** The system property choosing the mode: {@code beyond} for faults beyond the drift margin. */
+    public static final String MODE_PROPERTY = "campaign.clock";
+
+    /** The most the store's clock gains in any second within the margin: 10 ms, under a 1 s lease's 12 ms. */
+    public static final long GAIN_LIMIT_MICROS = 10_000;
+
+    private ClockFaults() {
+    }
+
+    /** @return the clock faults of a store process with this clock, none without libfaketime */
+    public static List<FaultKind> kinds(Optional<FakedClock> clock) {
+        return clock.isPresent() ? List.of(FaultKind.CLOCK_STEP, FaultKind.CLOCK_DRIFT) : List.of();
+    }
+
+    /** @return true when {@code -Dcampaign.clock=beyond} asks for faults beyond the drift margin */
+    public static boolean beyondMargin() {
+        return "beyond".equals(System.getProperty(MODE_PROPERTY, "").trim().toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * @param clock a store process's clock, started with its {@link FakedClock#environment()}
+     * @return the clock, limited to what the margin covers unless {@link #beyondMargin()}
+     */
+    public static FakedClock prepare(FakedClock clock) {
+        if (!beyondMargin()) {
+            clock.limitGain(GAIN_LIMIT_MICROS);
+        }
+        return clock;
+    }
+
+    /**
+     * Injects one clock fault; a step is done at once (healing leaves the clock where it is, as a host's clock
+     * after a step is), a drift lasts until healed.
+     *
+     * @param kind {@link FaultKind#CLOCK_STEP} or {@link FaultKind#CLOCK_DRIFT}
+     * @param clock the store process's clock
+     * @param random the nemesis' random source
+     * @param duration how long a drift lasts
+     * @return what was done, and its end
+     */
+    public static CampaignTopology.Injected inject(FaultKind kind, FakedClock clock, Random random,
+            Duration duration) {
+        boolean beyond = beyondMargin();
+        String mode = beyond ? " (beyond the margin)" : "";
+        switch (kind) {
+            case CLOCK_STEP: {
+                long asked = beyond
+                        ? (random.nextBoolean() ? 1 : -1) * (1_000 + random.nextInt(1_499_000))
+                        : 5_000 + random.nextInt(5_001);
+                if (beyond && asked > 0 && asked < 20_000) {
+                    asked += 20_000;
+                }
+                long done = clock.step(asked);
+                return new CampaignTopology.Injected(String.format(Locale.ROOT,
+                        "step the clock of %s by %+.3f ms (asked %+.3f ms%s), now %+.3f ms off", clock.process(),
+                        done / 1000.0, asked / 1000.0, mode, clock.offsetMicros() / 1000.0), () -> { });
+            }
+            case CLOCK_DRIFT: {
+                double rate = beyond ? 0.02 + random.nextInt(81) / 1000.0 : (1 + random.nextInt(9)) / 1000.0;
+                clock.drift(rate);
+                return new CampaignTopology.Injected(String.format(Locale.ROOT,
+                        "drift the clock of %s %.1f %% fast%s, from %+.3f ms off", clock.process(), rate * 100,
+                        mode, clock.offsetMicros() / 1000.0), clock::stopDrift);
+            }
+            default:
+                throw new IllegalArgumentException("Not a clock fault: " + kind);
+        }
+    }
+}

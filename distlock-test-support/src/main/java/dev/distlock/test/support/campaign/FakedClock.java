@@ -1,0 +1,211 @@
+package dev.distlock.test.support.campaign;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The wall clock of one store process, faked with Debian's libfaketime ({@code faketime} package): the process is
+ * started with {@link #environment()} ({@code LD_PRELOAD} of the library and a file holding the clock's offset),
+ * and {@link #step} and {@link #drift} rewrite that file, which the library reads at every clock call
+ * ({@code FAKETIME_NO_CACHE}). Only the wall clock is faked ({@code FAKETIME_DONT_FAKE_MONOTONIC}): Redis expires
+ * keys and PostgreSQL and MariaDB judge leases by it, and a stepped monotonic clock is no fault real hosts have.
+ * Programs that read the clock without libc (Go's etcd) ignore the library.
+ * <p>
+ * A drift is a series of small steps, one every {@value #TICK_MILLIS} ms. A clock limited by
+ * {@link #limitGain(long)} gains at most that much on the machine's clock in any second, whatever steps and drifts
+ * add up to: what the engine's drift margin covers.
+ */
+public final class FakedClock implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FakedClock.class);
+
+    /** Environment variable or system property naming libfaketime instead of Debian's path. */
+    public static final String LIBRARY_PROPERTY = "DISTLOCK_FAKETIME_LIB";
+
+    private static final Path DEBIAN_LIBRARY = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+
+    static final long TICK_MILLIS = 10;
+
+    private static final long SECOND_NANOS = 1_000_000_000L;
+
+    private final String process;
+
+    private final Path library;
+
+    private final Path file;
+
+    private final ScheduledExecutorService ticker;
+
+    /** Forward changes of the last second: {System.nanoTime(), µs gained}. */
+    private final Deque<long[]> gains = new ArrayDeque<>();
+
+    private long offsetMicros;
+
+    private long gainLimitMicros = Long.MAX_VALUE;
+
+    private @Nullable ScheduledFuture<?> drifting;
+
+    private FakedClock(String process, Path library, Path file) {
+        this.process = process;
+        this.library = library;
+        this.file = file;
+        this.ticker = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "faked-clock-" + process);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * @param process the faked process, for messages, e.g. "redis 6380"
+     * @return its clock, or empty (after a WARN saying so) when libfaketime is not installed: its clock faults are
+     *         then skipped visibly
+     */
+    public static Optional<FakedClock> create(String process) {
+        Optional<Path> library = library();
+        if (library.isEmpty()) {
+            log.warn("Clock faults of {} SKIPPED: no libfaketime at {} (Debian's faketime package, or set {})",
+                    process, DEBIAN_LIBRARY, LIBRARY_PROPERTY);
+            return Optional.empty();
+        }
+        try {
+            Path file = Files.createTempFile("distlock-clock", ".offset",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+            // Readable by a server that runs as another user (PostgreSQL as root runs as postgres).
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+            file.toFile().deleteOnExit();
+            FakedClock clock = new FakedClock(process, library.get(), file);
+            clock.write();
+            return Optional.of(clock);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** @return libfaketime, where installed */
+    public static Optional<Path> library() {
+        String configured = System.getenv(LIBRARY_PROPERTY);
+        configured = System.getProperty(LIBRARY_PROPERTY, configured);
+        Path path = configured == null || configured.isBlank() ? DEBIAN_LIBRARY : Path.of(configured);
+        return Files.isReadable(path) ? Optional.of(path) : Optional.empty();
+    }
+
+    /** @return the environment the faked process must be started with */
+    public Map<String, String> environment() {
+        return Map.of("LD_PRELOAD", library.toString(), "FAKETIME_TIMESTAMP_FILE", file.toString(),
+                "FAKETIME_NO_CACHE", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
+    }
+
+    /** @return the process, as messages name it */
+    public String process() {
+        return process;
+    }
+
+    /**
+     * Limits how much this clock gains on the machine's clock in any second (steps forward and a fast drift
+     * together): a step is cut short, a drift slowed down, at the limit.
+     *
+     * @param micros the most it gains in any second
+     */
+    public synchronized void limitGain(long micros) {
+        this.gainLimitMicros = micros;
+    }
+
+    /**
+     * Steps the clock, forward or back.
+     *
+     * @param micros by how much; negative steps back
+     * @return by how much it was stepped: less than asked for when a step forward met the gain limit
+     */
+    public synchronized long step(long micros) {
+        long done = micros > 0 ? Math.min(micros, gainLeft()) : micros;
+        if (done > 0) {
+            gains.addLast(new long[] { System.nanoTime(), done });
+        }
+        offsetMicros += done;
+        write();
+        return done;
+    }
+
+    /**
+     * Lets the clock run at another rate until {@link #stopDrift()}: a step every {@value #TICK_MILLIS} ms.
+     *
+     * @param rate how much faster it runs, e.g. 0.009 for 0.9 % fast, -0.009 for 0.9 % slow
+     */
+    public synchronized void drift(double rate) {
+        stopDrift();
+        long[] last = { System.nanoTime() };
+        drifting = ticker.scheduleAtFixedRate(() -> {
+            long now = System.nanoTime();
+            long micros = Math.round((now - last[0]) / 1000.0 * rate);
+            if (micros != 0) {
+                last[0] = now;
+                step(micros);
+            }
+        }, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Ends a drift: the clock keeps the offset it reached and runs at the machine's rate again. */
+    public synchronized void stopDrift() {
+        if (drifting != null) {
+            drifting.cancel(false);
+            drifting = null;
+        }
+    }
+
+    /** @return the clock's offset from the machine's, in µs */
+    public synchronized long offsetMicros() {
+        return offsetMicros;
+    }
+
+    private long gainLeft() {
+        long now = System.nanoTime();
+        while (!gains.isEmpty() && now - gains.peekFirst()[0] >= SECOND_NANOS) {
+            gains.removeFirst();
+        }
+        long gained = gains.stream().mapToLong(gain -> gain[1]).sum();
+        return gainLimitMicros == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, gainLimitMicros - gained);
+    }
+
+    private void write() {
+        // libfaketime's relative form, "+1.500000" or "-0.000250" seconds; replaced whole, so that no read sees
+        // half a file.
+        String text = String.format(Locale.ROOT, "%s%d.%06d%n", offsetMicros < 0 ? "-" : "+",
+                Math.abs(offsetMicros) / 1_000_000, Math.abs(offsetMicros) % 1_000_000);
+        try {
+            Path next = file.resolveSibling(file.getFileName() + ".next");
+            Files.writeString(next, text, StandardCharsets.US_ASCII);
+            Files.setPosixFilePermissions(next, PosixFilePermissions.fromString("rw-r--r--"));
+            Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not write the clock of " + process + " to " + file, ex);
+        }
+    }
+
+    /** Stops any drift; the file goes when the JVM exits (a server may still read it until then). */
+    @Override
+    public synchronized void close() {
+        stopDrift();
+        ticker.shutdownNow();
+    }
+}
