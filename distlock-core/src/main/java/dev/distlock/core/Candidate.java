@@ -27,9 +27,8 @@ import org.slf4j.LoggerFactory;
  * guard, a renewal, the store's session), which wakes this thread to tell the listener {@code revoked}: no later
  * than the lease can have expired in the store (the engine's deadline is the lease less the clock-drift margin).
  * {@code granted} runs on a thread of its own, so a listener that starts the leader's work inline does not hold
- * {@code revoked} back (review 4, F5); a term whose {@code revoked} comes before its {@code granted} started tells
- * neither. A yield or a close tells the listener first and releases the lease after, so the next leader is granted
- * only once this one was told.
+ * {@code revoked} back (review 4, F5); a term revoked, or whose lease ended, before its {@code granted} started tells
+ * neither. A yield or a close tells the listener first and releases the lease after: the next leader is told after.
  */
 final class Candidate implements Leadership {
 
@@ -172,7 +171,8 @@ final class Candidate implements Leadership {
         log.info("This instance leads '{}' (fencing token {})", group, granted.fencingToken());
         Term term = new Term();
         grantedCalls.execute(() -> {
-            if (term.startGranted()) {
+            // Not for a lease that ended before this ran (a JVM frozen after the grant resumes both threads at once).
+            if (granted.isHeld() && term.startGranted()) {
                 try {
                     listener.granted(group, granted);
                 }

@@ -37,7 +37,11 @@ class LeadershipLifecycleTests {
     }
 
     private StoreLockService node() {
-        StoreLockService service = new StoreLockService(memory.connect(), LockConfig.defaults(), LockListener.NONE);
+        return node(LockListener.NONE);
+    }
+
+    private StoreLockService node(LockListener events) {
+        StoreLockService service = new StoreLockService(memory.connect(), LockConfig.defaults(), events);
         services.add(service);
         service.start();
         return service;
@@ -115,5 +119,76 @@ class LeadershipLifecycleTests {
         await().atMost(Duration.ofSeconds(10)).until(waiting::isLeader);
         await("stays leader").during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(waiting::isLeader);
         assertThat(waitingListener.revoked.get()).isZero();
+    }
+
+    /**
+     * A term whose lease ended before its {@code granted} could run is told neither {@code granted} nor
+     * {@code revoked}, also when the candidate's own thread has not revoked it yet: as in a JVM frozen right after
+     * the grant, where both threads resume together (found by the fault campaign on Cluster: a lower token told
+     * {@code granted} after another leader's). Here the candidate's thread is held in the node's listener, after it
+     * saw the second term's loss, while the first term's {@code granted} returns and frees the thread that tells the
+     * second's.
+     */
+    @Test
+    void aTermWhoseLeaseEndedBeforeItsGrantedRanIsNotTold() throws Exception {
+        CountDownLatch firstGrantedMayReturn = new CountDownLatch(1);
+        CountDownLatch secondLossSeen = new CountDownLatch(1);
+        CountDownLatch thaw = new CountDownLatch(1);
+        AtomicInteger leads = new AtomicInteger();
+        StoreLockService node = node(new LockListener() {
+            @Override
+            public void leadershipChanged(String group, boolean leader, boolean campaigning) {
+                if (leader) {
+                    leads.incrementAndGet();
+                }
+                else if (leads.get() == 2 && secondLossSeen.getCount() > 0) {
+                    secondLossSeen.countDown();
+                    waitFor(thaw);
+                }
+            }
+        });
+        List<Boolean> heldWhenGranted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger revoked = new AtomicInteger();
+        campaign(node, new LeadershipListener() {
+            @Override
+            public void granted(String group, LockHandle lease) {
+                heldWhenGranted.add(lease.isHeld());
+                if (heldWhenGranted.size() == 1) {
+                    waitFor(firstGrantedMayReturn); // the first term's work, inline
+                }
+            }
+
+            @Override
+            public void revoked(String group) {
+                revoked.incrementAndGet();
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> heldWhenGranted.size() == 1);
+        assertThat(node.forceRelease(Candidate.lockName("jobs"))).isTrue(); // the first term's lease is lost
+        await().atMost(Duration.ofSeconds(10)).until(() -> leads.get() == 2); // the second term's lease is taken
+        assertThat(node.forceRelease(Candidate.lockName("jobs"))).isTrue(); // and lost before its granted ran
+        assertThat(secondLossSeen.await(10, TimeUnit.SECONDS)).isTrue();
+
+        Thread grantedCalls = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().equals("distlock-leader-jobs-granted")).findFirst().orElseThrow();
+        firstGrantedMayReturn.countDown(); // the second term's granted may run now, its lease already ended
+        // Until that thread is idle again (waiting for the next term), out of this listener and past the second term.
+        await().atMost(Duration.ofSeconds(10)).until(() -> grantedCalls.getState() == Thread.State.WAITING
+                && java.util.Arrays.stream(grantedCalls.getStackTrace())
+                        .noneMatch(frame -> frame.getClassName().startsWith(LeadershipLifecycleTests.class.getName())));
+        thaw.countDown();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> leads.get() == 3 && heldWhenGranted.size() >= 2);
+        assertThat(heldWhenGranted).as("every granted told while its lease is held").containsOnly(true);
+        assertThat(revoked.get()).as("revoked only after a granted told").isEqualTo(1);
+    }
+
+    private static void waitFor(CountDownLatch latch) {
+        try {
+            latch.await(20, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
