@@ -196,7 +196,8 @@ final class Campaign {
                 for (int t = 0; t < THREADS; t++) {
                     String holder = node + "/" + t;
                     Thread worker = new Thread(new LockLoop(service, runSeed * 31 + n * 7 + t, () -> stopping,
-                            sink(node, holder), lost, store.store().traits().permits()), "campaign-" + holder);
+                            sink(node, holder), lost, store.store().traits().permits(),
+                            Duration.ofMillis(topology.fixedLeaseMillis())), "campaign-" + holder);
                     worker.setDaemon(true);
                     worker.start();
                     workers.add(worker);
@@ -206,7 +207,8 @@ final class Campaign {
                 candidate.start(service);
             }
             child = new ChildNode("jvm-0", recorder, topology.spec("jvm-0"), String.valueOf(THREADS),
-                    String.valueOf(runSeed * 31 + 1000), String.valueOf(topology.leaseMillis()));
+                    String.valueOf(runSeed * 31 + 1000), String.valueOf(topology.leaseMillis()),
+                    String.valueOf(topology.fixedLeaseMillis()));
             List<String> everyNode = List.of("node-0", "node-1", "jvm-0");
             await("every node's first grant on " + topology.name()).atMost(Duration.ofSeconds(60))
                     .until(() -> everyNode.stream().allMatch(node -> grantsOf(node) > 0));

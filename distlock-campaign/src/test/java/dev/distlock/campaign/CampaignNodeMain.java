@@ -4,6 +4,7 @@ import dev.distlock.test.support.campaign.CampaignTopologies;
 import dev.distlock.test.support.campaign.CampaignTopology;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 
 import dev.distlock.core.StoreLockService;
@@ -16,7 +17,8 @@ import dev.distlock.listener.CompositeLockListener;
  * {@code CLOCK_MONOTONIC}, one clock for every process of the machine, so the test JVM can compare them with its
  * own.
  * <p>
- * Arguments: the store spec, the number of worker threads, the seed, the lease time in milliseconds.
+ * Arguments: the store spec, the number of worker threads, the seed, the lease time and the fixed lease of the
+ * holds that outlast it ({@code CampaignTopology.fixedLeaseMillis()}) in milliseconds.
  */
 public final class CampaignNodeMain {
 
@@ -27,7 +29,7 @@ public final class CampaignNodeMain {
     }
 
     /**
-     * @param args store spec, threads, seed, lease millis
+     * @param args store spec, threads, seed, lease millis, fixed lease millis
      */
     public static void main(String[] args) {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -85,7 +87,7 @@ public final class CampaignNodeMain {
         new LeadershipWorker(seed + 500, lost, terms).start(service);
         for (int t = 0; t < threads; t++) {
             Thread worker = new Thread(new LockLoop(service, seed + t, () -> false, sink, lost,
-                    opened.store().traits().permits()), "worker-" + t);
+                    opened.store().traits().permits(), Duration.ofMillis(Long.parseLong(args[4]))), "worker-" + t);
             worker.start();
         }
         // Runs until the test JVM kills it.

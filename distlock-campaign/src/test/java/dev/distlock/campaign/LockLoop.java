@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * lock. While it works the worker looks every 10 ms, and the last moment it was not told (taken before the look) is
  * recorded: the history requires that no other holder began before it.
  * <p>
- * One hold in {@value #FIXED_ONE_IN} is on a fixed lease ({@link #FIXED_LEASE}, not renewed) whose work lasts longer
+ * One hold in {@value #FIXED_ONE_IN} is on a fixed lease (the topology's, not renewed) whose work lasts longer
  * than the lease: the worker goes on working past it, as a job that overruns its lease would, and the history
  * accepts the overlap with the next holder only because the holder was told (expired, or {@code isHeld()} false)
  * before that holder began.
@@ -37,9 +37,6 @@ final class LockLoop implements Runnable {
 
     /** The lock names every node competes for. */
     static final List<String> NAMES = List.of("c0", "c1", "c2");
-
-    /** The fixed lease of the holds that outlast their lease: whole seconds, as etcd's leases are. */
-    static final Duration FIXED_LEASE = Duration.ofSeconds(1);
 
     /** One hold in this many is on a fixed lease and outlasts it. */
     static final int FIXED_ONE_IN = 60;
@@ -137,14 +134,18 @@ final class LockLoop implements Runnable {
 
     private final boolean sharedNames;
 
+    private final Duration fixedLease;
+
     /**
      * @param sharedNames whether the store has permits ({@code StoreTraits.permits()}): then the loop also takes
      *        {@link #SHARED}
+     * @param fixedLease the fixed lease of the holds that outlast it ({@code CampaignTopology.fixedLeaseMillis()})
      */
     LockLoop(LockService service, long seed, BooleanSupplier stop, Sink sink, LostLeases lost,
-            boolean sharedNames) {
+            boolean sharedNames, Duration fixedLease) {
         this.service = service;
         this.sharedNames = sharedNames;
+        this.fixedLease = fixedLease;
         this.random = new Random(seed);
         this.stop = stop;
         this.sink = sink;
@@ -164,8 +165,8 @@ final class LockLoop implements Runnable {
             LockOptions options = LockOptions.defaults().withWaitTime(wait);
             if (fixed) {
                 // Work that outlasts its fixed lease by 0.1 to 1.5 s.
-                holdMicros = FIXED_LEASE.toNanos() / 1000 + 100_000 + random.nextInt(1_400_000);
-                options = options.withLeaseTime(FIXED_LEASE);
+                holdMicros = fixedLease.toNanos() / 1000 + 100_000 + random.nextInt(1_400_000);
+                options = options.withLeaseTime(fixedLease);
             }
             if (names.equals(List.of(SHARED))) {
                 options = options.withPermits(SHARED_PERMITS);

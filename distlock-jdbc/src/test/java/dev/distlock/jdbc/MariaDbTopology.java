@@ -68,6 +68,11 @@ final class MariaDbTopology implements CampaignTopology {
     }
 
     @Override
+    public long fixedLeaseMillis() {
+        return ClockFaults.fixedLeaseMillis(clock);
+    }
+
+    @Override
     public List<FaultKind> serverFaults() {
         List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.KILL_SERVER, FaultKind.RESTART_SERVER,
                 FaultKind.PAUSE_SERVER));

@@ -51,6 +51,11 @@ final class PostgresTopology implements CampaignTopology {
     }
 
     @Override
+    public long fixedLeaseMillis() {
+        return ClockFaults.fixedLeaseMillis(clock);
+    }
+
+    @Override
     public List<FaultKind> serverFaults() {
         List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.KILL_SERVER, FaultKind.RESTART_SERVER));
         faults.addAll(ClockFaults.kinds(clock));

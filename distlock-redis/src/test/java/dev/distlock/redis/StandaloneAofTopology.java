@@ -43,6 +43,11 @@ final class StandaloneAofTopology implements CampaignTopology {
     }
 
     @Override
+    public long fixedLeaseMillis() {
+        return ClockFaults.fixedLeaseMillis(clock);
+    }
+
+    @Override
     public List<FaultKind> serverFaults() {
         List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.KILL_SERVER, FaultKind.PAUSE_SERVER,
                 FaultKind.RESTART_SERVER));

@@ -76,6 +76,17 @@ public interface CampaignTopology extends AutoCloseable {
         return 2000;
     }
 
+    /** The default of {@link #fixedLeaseMillis()}: whole seconds, as etcd's leases are. */
+    long FIXED_LEASE_MILLIS = 1000;
+
+    /**
+     * @return the fixed lease (not renewed) of the campaign's holds whose work outlasts it, in milliseconds; longer
+     *         where a store's clock runs fast ({@link ClockFaults#fixedLeaseMillis})
+     */
+    default long fixedLeaseMillis() {
+        return FIXED_LEASE_MILLIS;
+    }
+
     /** @return what the topology guarantees, for the report */
     String guarantee();
 

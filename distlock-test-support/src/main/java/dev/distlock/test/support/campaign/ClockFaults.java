@@ -10,11 +10,15 @@ import java.util.Random;
  * What the nemesis does to a store process's {@link FakedClock}: {@link FaultKind#CLOCK_STEP} and
  * {@link FaultKind#CLOCK_DRIFT}, in one of two modes.
  * <ul>
- * <li>Within the drift margin (the default): the store's clock runs fast by up to 0.9 % or steps forward by 5 to
- * 10 ms, and gains at most {@value #GAIN_LIMIT_MICROS} µs on the holders' clock in any second, steps and drift
- * together. The engine counts on a lease for its length less 1 % + 2 ms (12 ms of the campaign's 1 s fixed leases,
- * 22 ms of its 2 s leases), measured from before the request was sent, so no holder counts on a lease the store has
- * ended: the history must show no violation. The clock never steps back: a fencing token taken from the store's
+ * <li>Within the drift margin (the default): the store's clock runs {@value #BASE_RATE_PERCENT} % fast for the
+ * whole run, faster (up to 0.9 %) during a drift fault, steps forward by 5 to 10 ms, and gains at most
+ * {@value #GAIN_LIMIT_MICROS} µs on the holders' clock in any second, steps and drift together. The engine counts on
+ * a lease for its length less 1 % + 2 ms (52 ms of the {@value #FIXED_LEASE_MILLIS} ms fixed leases the campaign's
+ * holds take on such a store, {@link #fixedLeaseMillis}; 22 ms of its 2 s leases), measured from before the request
+ * was sent, so no holder counts on a lease the store has ended: the history must show no violation. The fixed
+ * leases are that long so that the clock's constant gain over one (25 ms) is wider than the 10 ms between a
+ * holder's looks at {@code isHeld()} and the few ms the next holder takes to be granted: a build whose holders
+ * count on a lease to its end (no drift margin) shows an overlap within CI's short run. The clock never steps back: a fencing token taken from the store's
  * clock ({@code max(last + 1, clock)} on Redis, PostgreSQL and MariaDB) for a name nobody holds is only as
  * increasing as the clock, and two grants of a name in the campaign are often less than a millisecond apart.</li>
  * <li>Beyond it ({@code -Dcampaign.clock=beyond}, never in CI): drifts of 2 to 10 % fast, steps of 20 ms to 1.5 s
@@ -29,6 +33,12 @@ public final class ClockFaults {
 
     /** The most the store's clock gains in any second within the margin: 10 ms, under a 1 s lease's 12 ms. */
     public static final long GAIN_LIMIT_MICROS = 10_000;
+
+    /** How fast the store's clock runs for the whole run, in percent. */
+    public static final String BASE_RATE_PERCENT = "0.9";
+
+    /** The fixed lease of the campaign's holds on a store with a faked clock. */
+    public static final long FIXED_LEASE_MILLIS = 5000;
 
     private ClockFaults() {
     }
@@ -51,7 +61,17 @@ public final class ClockFaults {
         if (!beyondMargin()) {
             clock.limitGain(GAIN_LIMIT_MICROS);
         }
+        clock.baseDrift(Double.parseDouble(BASE_RATE_PERCENT) / 100);
         return clock;
+    }
+
+    /**
+     * @param clock a store process's clock, if it has one
+     * @return the fixed lease of the campaign's holds on that store: {@value #FIXED_LEASE_MILLIS} ms with a faked
+     *         clock, else {@link CampaignTopology#FIXED_LEASE_MILLIS}
+     */
+    public static long fixedLeaseMillis(Optional<FakedClock> clock) {
+        return clock.isPresent() ? FIXED_LEASE_MILLIS : CampaignTopology.FIXED_LEASE_MILLIS;
     }
 
     /**

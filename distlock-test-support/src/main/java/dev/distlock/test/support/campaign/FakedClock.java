@@ -63,6 +63,9 @@ public final class FakedClock implements AutoCloseable {
 
     private @Nullable ScheduledFuture<?> drifting;
 
+    /** The rate the clock runs at between drift faults ({@link #baseDrift}); 0 for the machine's. */
+    private double baseRate;
+
     private FakedClock(String process, Path library, Path file) {
         this.process = process;
         this.library = library;
@@ -152,7 +155,7 @@ public final class FakedClock implements AutoCloseable {
      * @param rate how much faster it runs, e.g. 0.009 for 0.9 % fast, -0.009 for 0.9 % slow
      */
     public synchronized void drift(double rate) {
-        stopDrift();
+        cancelDrift();
         long[] last = { System.nanoTime() };
         drifting = ticker.scheduleAtFixedRate(() -> {
             long now = System.nanoTime();
@@ -164,8 +167,28 @@ public final class FakedClock implements AutoCloseable {
         }, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Ends a drift: the clock keeps the offset it reached and runs at the machine's rate again. */
+    /**
+     * Lets the clock run at that rate for good, between drift faults too: {@link #stopDrift()} comes back to it.
+     *
+     * @param rate how much faster it runs, e.g. 0.005 for 0.5 % fast
+     */
+    public synchronized void baseDrift(double rate) {
+        baseRate = rate;
+        drift(rate);
+    }
+
+    /**
+     * Ends a drift: the clock keeps the offset it reached and runs at its base rate again ({@link #baseDrift}, the
+     * machine's unless set).
+     */
     public synchronized void stopDrift() {
+        cancelDrift();
+        if (baseRate != 0) {
+            drift(baseRate);
+        }
+    }
+
+    private void cancelDrift() {
         if (drifting != null) {
             drifting.cancel(false);
             drifting = null;
@@ -205,7 +228,7 @@ public final class FakedClock implements AutoCloseable {
     /** Stops any drift; the file goes when the JVM exits (a server may still read it until then). */
     @Override
     public synchronized void close() {
-        stopDrift();
+        cancelDrift();
         ticker.shutdownNow();
     }
 }
