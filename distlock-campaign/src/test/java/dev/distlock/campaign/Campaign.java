@@ -446,7 +446,7 @@ final class Campaign {
     private CampaignTopology.Injected inject(FaultKind kind, Random random, Duration duration, ChildNode child) {
         if (topology.serverFaults().contains(kind)) {
             CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
-                    ? topology.inject(kind, random, duration, busyNode())
+                    || kind == FaultKind.FAILOVER_UNDER_PARTITION ? topology.inject(kind, random, duration, busyNode())
                     : kind == FaultKind.PARTITION ? topology.inject(kind, random, duration, fixedLeaseHolder())
                             : topology.inject(kind, random, duration);
             if (injected != null) {

@@ -29,7 +29,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>{@code redis|host:port|minReplicas}</li>
  * <li>{@code sentinel|masterName|host:port,host:port|minReplicas[|port>port,port>port]}: the optional last field maps
  * the ports the Sentinels name onto this node's own proxies (a Lettuce {@link MappingSocketAddressResolver})</li>
- * <li>{@code cluster|host:port,host:port|minReplicas}</li>
+ * <li>{@code cluster|host:port,host:port|minReplicas[|port>port,port>port]}: the seed nodes, and the optional last
+ * field maps the ports the cluster names (seed nodes, {@code CLUSTER NODES}, {@code MOVED}) onto this node's own
+ * proxies</li>
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
  * </ul>
  * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout.
@@ -59,7 +61,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
             case "redis": {
                 String[] hostPort = parts[1].split(":");
                 return Optional.of(redis(new RedisStandaloneConfiguration(hostPort[0], Integer.parseInt(hostPort[1])),
-                        Integer.parseInt(parts[2]), ""));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : ""));
             }
             case "sentinel": {
                 RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
@@ -71,7 +73,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
             }
             case "cluster":
                 return Optional.of(redis(new RedisClusterConfiguration(Arrays.asList(parts[1].split(","))),
-                        Integer.parseInt(parts[2]), ""));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : ""));
             case "redlock":
                 return Optional.of(new CampaignTopology.Opened(RedlockStore.connect(new RedlockConfig(
                         List.of(parts[1].split(",")), CampaignTopology.KEY_PREFIX, CampaignTopology.COMMAND_TIMEOUT)),
