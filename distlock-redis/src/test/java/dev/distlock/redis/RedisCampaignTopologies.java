@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.distlock.test.support.campaign.CampaignTopology;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.internal.HostAndPort;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DnsResolvers;
@@ -34,7 +36,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * proxies</li>
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
  * </ul>
- * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout.
+ * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout; a Cluster client
+ * follows the topology as the how-to advises (adaptive refresh, and every 5 s).
  */
 public final class RedisCampaignTopologies implements CampaignTopology.Provider {
 
@@ -100,6 +103,13 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
                     .build();
             builder.clientResources(clientResources);
             resources.add(clientResources::shutdown);
+        }
+        if (configuration instanceof RedisClusterConfiguration) {
+            // As docs/how-to/sentinel-cluster-redlock.md advises (adaptive: true, period: 5s): without it a client
+            // whose shard master stays dead keeps asking it, and finds the promoted replica only by a MOVED.
+            builder.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(ClusterTopologyRefreshOptions
+                    .builder().enableAllAdaptiveRefreshTriggers().enablePeriodicRefresh(Duration.ofSeconds(5)).build())
+                    .build());
         }
         LettuceClientConfiguration client = builder.build();
         LettuceConnectionFactory factory = configuration instanceof RedisStandaloneConfiguration standalone
