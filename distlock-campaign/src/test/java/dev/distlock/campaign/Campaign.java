@@ -499,7 +499,7 @@ final class Campaign {
                 FixedHoldAim.awaitStart(holding, timeline);
             }
             CampaignTopology.Injected injected = kind == FaultKind.PARTITION_MASTER_WITH_NODE
-                    ? topology.inject(kind, random, duration, busyNode())
+                    || kind == FaultKind.FAILOVER_UNDER_PARTITION ? topology.inject(kind, random, duration, busyNode())
                     : kind == FaultKind.PARTITION ? topology.inject(kind, random, duration, fixedLeaseHolder())
                             : topology.inject(kind, random, duration);
             if (injected != null) {

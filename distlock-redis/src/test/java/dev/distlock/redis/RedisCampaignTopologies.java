@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.distlock.test.support.campaign.CampaignTopology;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.internal.HostAndPort;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DnsResolvers;
@@ -29,10 +31,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>{@code redis|host:port|minReplicas}</li>
  * <li>{@code sentinel|masterName|host:port,host:port|minReplicas[|port>port,port>port]}: the optional last field maps
  * the ports the Sentinels name onto this node's own proxies (a Lettuce {@link MappingSocketAddressResolver})</li>
- * <li>{@code cluster|host:port,host:port|minReplicas}</li>
+ * <li>{@code cluster|host:port,host:port|minReplicas[|port>port,port>port]}: the seed nodes, and the optional last
+ * field maps the ports the cluster names (seed nodes, {@code CLUSTER NODES}, {@code MOVED}) onto this node's own
+ * proxies</li>
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
  * </ul>
- * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout.
+ * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout; a Cluster client
+ * follows the topology as the how-to advises (adaptive refresh, and every 5 s).
  */
 public final class RedisCampaignTopologies implements CampaignTopology.Provider {
 
@@ -59,7 +64,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
             case "redis": {
                 String[] hostPort = parts[1].split(":");
                 return Optional.of(redis(new RedisStandaloneConfiguration(hostPort[0], Integer.parseInt(hostPort[1])),
-                        Integer.parseInt(parts[2]), ""));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : ""));
             }
             case "sentinel": {
                 RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
@@ -71,7 +76,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
             }
             case "cluster":
                 return Optional.of(redis(new RedisClusterConfiguration(Arrays.asList(parts[1].split(","))),
-                        Integer.parseInt(parts[2]), ""));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : ""));
             case "redlock":
                 return Optional.of(new CampaignTopology.Opened(RedlockStore.connect(new RedlockConfig(
                         List.of(parts[1].split(",")), CampaignTopology.KEY_PREFIX, CampaignTopology.COMMAND_TIMEOUT)),
@@ -98,6 +103,13 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
                     .build();
             builder.clientResources(clientResources);
             resources.add(clientResources::shutdown);
+        }
+        if (configuration instanceof RedisClusterConfiguration) {
+            // As docs/how-to/sentinel-cluster-redlock.md advises (adaptive: true, period: 5s): without it a client
+            // whose shard master stays dead keeps asking it, and finds the promoted replica only by a MOVED.
+            builder.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(ClusterTopologyRefreshOptions
+                    .builder().enableAllAdaptiveRefreshTriggers().enablePeriodicRefresh(Duration.ofSeconds(5)).build())
+                    .build());
         }
         LettuceClientConfiguration client = builder.build();
         LettuceConnectionFactory factory = configuration instanceof RedisStandaloneConfiguration standalone

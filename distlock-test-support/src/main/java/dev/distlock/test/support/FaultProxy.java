@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * <li>{@link #delay(Duration)}: hold every chunk of bytes that long before relaying it (a slow link);</li>
  * <li>{@link #drop()}: a blackhole, one side of a partition: connections stay open but nothing gets through, and a
  * new connection gets no answer, until the mode changes. Bytes are held, not lost, as TCP would retransmit them
- * once the partition heals: losing bytes inside a connection is not a fault TCP lets happen;</li>
+ * once the partition heals: losing bytes inside a connection is not a fault TCP lets happen. The end of a link
+ * (the server closed or reset it, or died) is held too, so a server killed behind a partition does not tell its
+ * clients so;</li>
  * <li>{@link #refuse()}: every new connection is reset at once (a port nobody listens on, or a firewall's
  * reject);</li>
  * <li>{@link #resetConnections()}: reset every open connection now (a middlebox or peer reboot).</li>
@@ -161,6 +163,16 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /** A link's end (FIN, RST) waits out a blackhole too; an interrupt ends the wait and stays set. */
+    private void holdWhileDropping() {
+        try {
+            awaitNotDropping();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void acceptLoop() {
         while (!closed) {
             Socket client;
@@ -247,11 +259,13 @@ public final class FaultProxy implements AutoCloseable {
                 out.write(buffer, 0, read);
                 out.flush();
             }
-            // A clean end of stream on one side: pass the FIN on.
+            // A clean end of stream on one side: pass the FIN on, once a partition lets it through.
+            holdWhileDropping();
             to.shutdownOutput();
         }
         catch (IOException ex) {
-            // One side reset or closed: reset the other, so that neither waits on a half-dead link.
+            // One side reset or closed: reset the other (across a partition once it heals), so that neither waits.
+            holdWhileDropping();
             sockets.reset(from);
             sockets.reset(to);
         }

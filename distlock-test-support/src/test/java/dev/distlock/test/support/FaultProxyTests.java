@@ -80,6 +80,29 @@ class FaultProxyTests {
     }
 
     @Test
+    void aServerKilledBehindAPartitionIsNotSeenDeadUntilItHeals() throws IOException {
+        RedisServerProcess doomed = RedisServerProcess.startOnFreePort();
+        try (FaultProxy proxy = FaultProxy.start("test", doomed.port());
+                Socket socket = client(proxy, Duration.ofMillis(500))) {
+            assertThat(ping(socket)).isEqualTo("+PONG");
+            proxy.drop();
+            doomed.kill();
+            // Neither the server's FIN nor its RST crosses the blackhole: the client only sees silence.
+            assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            proxy.pass();
+            socket.setSoTimeout(5000);
+            assertThatThrownBy(() -> {
+                if (socket.getInputStream().read() < 0) {
+                    throw new IOException("end of stream");
+                }
+            }).isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+        }
+        finally {
+            doomed.close();
+        }
+    }
+
+    @Test
     void refuseResetsNewConnectionsAndResetConnectionsBreaksOpenOnes() throws IOException {
         try (FaultProxy proxy = FaultProxy.start("test", redis.port());
                 Socket open = client(proxy, Duration.ofSeconds(5))) {

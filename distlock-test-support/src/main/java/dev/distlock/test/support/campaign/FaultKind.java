@@ -10,6 +10,11 @@ public enum FaultKind {
     RESTART_SERVER,
     /** The master killed so that Sentinel or the Cluster promotes a replica; the old master comes back a replica. */
     FAILOVER,
+    /**
+     * One node cut off from a master, which is then killed and failed over while the node stays cut off from it (a
+     * shard's failover under partition, on Cluster).
+     */
+    FAILOVER_UNDER_PARTITION,
     /** A blackhole between a node and some servers, or around a server (replication links included). */
     PARTITION,
     /**
