@@ -371,7 +371,8 @@ final class Campaign {
     private LockLoop.Sink sink(String node, String holder) {
         return new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long calledNanos, long startNanos, boolean fixed) {
+            public void began(String name, long token, long calledNanos, long startNanos, long deadlineNanos,
+                    boolean fixed) {
                 // Recorded when the work ends (nothing here can crash in the middle); only kept to aim faults.
                 holding.put(holder, new Object[] { node, startNanos, fixed });
             }

@@ -42,9 +42,10 @@ public final class CampaignNodeMain {
         service.start();
         LockLoop.Sink sink = new LockLoop.Sink() {
             @Override
-            public void began(String name, long token, long calledNanos, long startNanos, boolean fixed) {
+            public void began(String name, long token, long calledNanos, long startNanos, long deadlineNanos,
+                    boolean fixed) {
                 out.println(PREFIX + "BEGIN " + name + " " + token + " " + startNanos + " "
-                        + Thread.currentThread().getName() + " " + calledNanos);
+                        + Thread.currentThread().getName() + " " + calledNanos + " " + deadlineNanos);
             }
 
             @Override

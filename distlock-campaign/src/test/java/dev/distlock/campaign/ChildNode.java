@@ -41,7 +41,8 @@ final class ChildNode implements AutoCloseable {
 
     /**
      * Grants whose work began and has not ended yet: key name/token, value {token, start, 1 once told lost, the last
-     * moment it counted on the lock before it was told, when its acquire was called}.
+     * moment it counted on the lock before it was told, when its acquire was called, its fixed lease's deadline or
+     * {@link Long#MAX_VALUE}}.
      */
     private final Map<String, long[]> open = new ConcurrentHashMap<>();
 
@@ -106,7 +107,7 @@ final class ChildNode implements AutoCloseable {
         String[] f = line.substring(CampaignNodeMain.PREFIX.length()).split(" ");
         switch (f[0]) {
             case "BEGIN" -> open.put(f[1] + "/" + f[2], new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]), 0,
-                    0, Long.parseLong(f[5]) });
+                    0, Long.parseLong(f[5]), Long.parseLong(f[6]) });
             case "LOST" -> {
                 long[] grant = open.get(f[1] + "/" + f[2]);
                 if (grant != null) {
@@ -148,9 +149,11 @@ final class ChildNode implements AutoCloseable {
         catch (ExecutionException | TimeoutException ex) {
             throw new IllegalStateException("The output of " + node + "'s killed JVM did not end", ex);
         }
-        // A hold cut by the kill ends at the kill; it counts as reported lost only if the JVM said so before.
+        // A hold cut by the kill ends at the kill; it counts as reported lost only if the JVM said so before. Its
+        // holder counted on it until the kill at the latest, and on a fixed lease not past the lease's deadline,
+        // after which isHeld() is false (a kill just after the deadline often comes before the holder's next look).
         open.forEach((key, value) -> recorder.grant(key.substring(0, key.indexOf('/')), node, value[0], value[4],
-                value[1], now, value[2] == 1, value[2] == 1 ? value[3] : now, false));
+                value[1], now, value[2] == 1, value[2] == 1 ? value[3] : Math.min(now, value[5]), false));
         open.clear();
         long[] cut = term;
         term = null;

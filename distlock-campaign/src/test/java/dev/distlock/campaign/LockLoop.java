@@ -63,9 +63,11 @@ final class LockLoop implements Runnable {
          * A grant, reported when the work under it begins (so that a crash in the middle still leaves a trace).
          *
          * @param calledNanos when the acquire that granted it was called
+         * @param deadlineNanos for a fixed lease, the moment {@code isHeld()} turns false (the engine's deadline,
+         *        {@code remaining()} from now); {@link Long#MAX_VALUE} for a lease the watchdog renews
          * @param fixed whether it is on a fixed lease that its work outlasts
          */
-        void began(String name, long token, long calledNanos, long startNanos, boolean fixed);
+        void began(String name, long token, long calledNanos, long startNanos, long deadlineNanos, boolean fixed);
 
         /**
          * The node learned, in the middle of the work, that the lease is lost (it stops working then, unless the work
@@ -193,8 +195,10 @@ final class LockLoop implements Runnable {
                 unlockQuietly(held);
                 continue;
             }
-            held.locks().forEach(handle -> sink.began(handle.name(), handle.fencingToken(), called, start,
-                    fixed));
+            for (LockHandle handle : held.locks()) {
+                long deadline = fixed ? System.nanoTime() + handle.remaining().toNanos() : Long.MAX_VALUE;
+                sink.began(handle.name(), handle.fencingToken(), called, start, deadline, fixed);
+            }
             long countedOnUntil = hold(held.locks(), holdMicros, fixed, start);
             long end = System.nanoTime();
             for (LockHandle handle : held.locks()) {
