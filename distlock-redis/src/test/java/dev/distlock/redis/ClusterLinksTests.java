@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -134,18 +133,7 @@ class ClusterLinksTests {
      */
     @Test
     void aHolderCutOffFromItsShardsFailedOverMasterIsToldBeforeTheLockIsGrantedAgain() {
-        AtomicLong lostAt = new AtomicLong();
-        LockListener lossClock = new LockListener() {
-            @Override
-            public void leaseLost(LockHandle handle) {
-                lostAt.compareAndSet(0, System.nanoTime());
-            }
-
-            @Override
-            public void expired(LockHandle handle) {
-                lostAt.compareAndSet(0, System.nanoTime());
-            }
-        };
+        LossClock lossClock = new LossClock();
         StoreLockService holder = node("node-0", lossClock);
         StoreLockService other = node("node-1");
         RedisServerProcess master = topology.cluster().masters().get(0);
@@ -168,8 +156,8 @@ class ClusterLinksTests {
         long grantedToOther = System.nanoTime();
 
         assertThat(held.isHeld()).as("node-0 no longer counts on the lock").isFalse();
-        assertThat(lostAt.get()).as("node-0 was told of the loss").isPositive();
-        assertThat(lostAt.get()).as("node-0 was told before node-1 was granted the lock")
+        assertThat(lossClock.get()).as("node-0 was told of the loss").isPositive();
+        assertThat(lossClock.get()).as("node-0 was told before node-1 was granted the lock")
                 .isLessThan(grantedToOther);
         assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
         taken.unlock();

@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -155,18 +154,7 @@ class PartitionedMasterTests {
             holderProxies.add(own);
             sentinelProxies.add(own);
         }
-        AtomicLong lostAt = new AtomicLong();
-        LockListener lossClock = new LockListener() {
-            @Override
-            public void leaseLost(LockHandle handle) {
-                lostAt.compareAndSet(0, System.nanoTime());
-            }
-
-            @Override
-            public void expired(LockHandle handle) {
-                lostAt.compareAndSet(0, System.nanoTime());
-            }
-        };
+        LossClock lossClock = new LossClock();
         StoreLockService nodeA = holder(byServerProxyPort, sentinelProxies, lossClock);
         StoreLockService nodeB = other();
 
@@ -198,7 +186,7 @@ class PartitionedMasterTests {
                 .orElseThrow();
         long grantedToB = System.nanoTime();
         boolean aStillHeld = held.isHeld();
-        long lost = lostAt.get();
+        long lost = lossClock.get();
         log.info("Node B granted {} ms after the partition; node A's loss reported {}", (grantedToB - partitioned)
                 / 1_000_000, lost == 0 ? "never" : ((lost - partitioned) / 1_000_000) + " ms after it");
         taken.unlock();
