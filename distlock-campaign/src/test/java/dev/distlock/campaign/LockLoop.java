@@ -201,8 +201,10 @@ final class LockLoop implements Runnable {
             }
             long countedOnUntil = hold(held.locks(), holdMicros, fixed, start);
             long end = System.nanoTime();
+            // Told of one lease's loss, the worker stops counting on all the locks of its turn (as an application
+            // that checks MultiLockHandle.isHeld() would), so each is recorded as counted on until then.
+            boolean reported = held.locks().stream().anyMatch(lost::reported);
             for (LockHandle handle : held.locks()) {
-                boolean reported = lost.reported(handle);
                 sink.ended(handle.name(), handle.fencingToken(), called, start, end, reported,
                         reported ? countedOnUntil : end, fixed);
             }
@@ -268,13 +270,14 @@ final class LockLoop implements Runnable {
                 // Holding the lock for a while is the behaviour under test.
                 TimeUnit.NANOSECONDS.sleep(Math.min(left, 10_000_000L));
                 long look = System.nanoTime();
-                List<LockHandle> told = handles.stream().filter(lost::reported).toList();
-                if (told.isEmpty()) {
+                if (handles.stream().noneMatch(lost::reported)) {
                     countedOnUntil = look;
                 }
                 else if (!noticed) {
+                    // Every lock of the turn: the worker counts on none of them from now on (a fixed lease's work
+                    // goes on, but a kill must not find one of them still counted on).
                     noticed = true;
-                    for (LockHandle handle : told) {
+                    for (LockHandle handle : handles) {
                         sink.lostNoticed(handle.name(), handle.fencingToken(), countedOnUntil);
                     }
                     if (!fixed) {
