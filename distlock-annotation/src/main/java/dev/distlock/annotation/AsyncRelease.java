@@ -8,7 +8,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.MultiLockHandle;
 import org.jspecify.annotations.Nullable;
 
@@ -53,8 +55,12 @@ final class AsyncRelease {
         // At a loss with OnLeaseLost.INTERRUPT the method's own future (which may be what stops the work: a
         // FutureTask interrupts its thread) is cancelled, and only then does the caller learn of the loss, so that
         // whoever sees the returned future fail knows the work was told to stop. The lock is released when the
-        // method's stage completes, as ever.
+        // method's stage completes, as ever. The loss is kept first: the cancellation completes the stage, whose
+        // release (on another thread) may complete the returned future before this thread does, and it must do so
+        // with the loss, not with the cancellation.
+        AtomicReference<@Nullable LeaseLostException> loss = new AtomicReference<>();
         LossStops stops = LossStops.wanted(locks) ? LossStops.watch(locks, RELEASES, lost -> {
+            loss.set(lost);
             if (stage instanceof Future<?> future) {
                 future.cancel(true);
             }
@@ -64,7 +70,7 @@ final class AsyncRelease {
             if (stops != null) {
                 stops.end();
             }
-            Throwable failure = error;
+            Throwable failure = loss.get() != null ? loss.get() : error;
             try {
                 locks.unlock();
             }

@@ -7,8 +7,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.MultiLockHandle;
+import dev.distlock.OnLeaseLost;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -48,6 +53,99 @@ class AsyncReleaseTests {
         assertThat(releases.unlocked).as("no release was dropped").hasValue(total);
         assertThat(releases.maxConcurrent.get()).isLessThanOrEqualTo(AsyncRelease.RELEASE_THREADS + 1);
         assertThat(releases.maxConcurrentOnPool.get()).isEqualTo(AsyncRelease.RELEASE_THREADS);
+    }
+
+    /**
+     * A lease lost with {@link OnLeaseLost#INTERRUPT}: the method's future is cancelled, which completes it and
+     * starts its release on another thread, and that release completes the returned future before the thread that
+     * cancelled gets to: the caller must still see the loss, not the cancellation (CI saw a
+     * {@code CancellationException} on Java 25). The method's future here lets its canceller go on only once the
+     * returned future is complete, the order that lost the race.
+     */
+    @Test
+    void aLossCompletesTheReturnedFutureWithTheLossAlsoWhenTheReleaseOfTheCancelledStageComesFirst() throws Exception {
+        AtomicReference<Runnable> loss = new AtomicReference<>();
+        AtomicReference<CompletableFuture<@Nullable Object>> returned = new AtomicReference<>();
+        CountDownLatch returnedSet = new CountDownLatch(1);
+        CompletableFuture<String> method = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                boolean cancelled = super.cancel(mayInterruptIfRunning);
+                try {
+                    returnedSet.await(10, TimeUnit.SECONDS);
+                    returned.get().handle((value, error) -> value).get(10, TimeUnit.SECONDS);
+                }
+                catch (Exception ex) {
+                    throw new IllegalStateException(ex);
+                }
+                return cancelled;
+            }
+        };
+        returned.set(AsyncRelease.holdUntilComplete(method, interruptible(loss)));
+        returnedSet.countDown();
+
+        loss.get().run();
+
+        assertThat(returned.get()).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+                .withCauseInstanceOf(LeaseLostException.class);
+        assertThat(method).isCancelled();
+    }
+
+    /** One lock asking for {@link OnLeaseLost#INTERRUPT}, whose loss the test reports through {@code loss}. */
+    private static MultiLockHandle interruptible(AtomicReference<Runnable> loss) {
+        LockHandle lock = new LockHandle() {
+            @Override
+            public String name() {
+                return "job";
+            }
+
+            @Override
+            public long fencingToken() {
+                return 1;
+            }
+
+            @Override
+            public boolean isHeld() {
+                return true;
+            }
+
+            @Override
+            public Duration remaining() {
+                return Duration.ofSeconds(30);
+            }
+
+            @Override
+            public OnLeaseLost onLeaseLost() {
+                return OnLeaseLost.INTERRUPT;
+            }
+
+            @Override
+            public LossWatch whenLost(Runnable action) {
+                loss.set(action);
+                return () -> false;
+            }
+
+            @Override
+            public void unlock() {
+                // Nothing held anywhere.
+            }
+        };
+        return new MultiLockHandle() {
+            @Override
+            public List<LockHandle> locks() {
+                return List.of(lock);
+            }
+
+            @Override
+            public boolean isHeld() {
+                return true;
+            }
+
+            @Override
+            public void unlock() {
+                lock.unlock();
+            }
+        };
     }
 
     /** Handles whose release blocks, on distlock's release threads, until the store answers. */
