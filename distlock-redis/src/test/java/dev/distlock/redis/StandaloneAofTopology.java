@@ -21,7 +21,8 @@ import dev.distlock.embedded.RedisServerProcess;
  */
 final class StandaloneAofTopology implements CampaignTopology {
 
-    private final Optional<FakedClock> clock = FakedClock.create("redis standalone-aof").map(ClockFaults::prepare);
+    private final Optional<FakedClock> clock = FakedClock.create("redis standalone-aof",
+            dev.distlock.embedded.RedisServerBinary.path()).map(ClockFaults::prepare);
 
     private final RedisServerProcess server = start(RedisServerProcess.builder().appendOnly(), clock);
 

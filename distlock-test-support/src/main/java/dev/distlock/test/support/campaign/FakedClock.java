@@ -44,6 +44,9 @@ public final class FakedClock implements AutoCloseable {
 
     static final long TICK_MILLIS = 10;
 
+    /** Whether a program runs under the library, tried once per program. */
+    private static final Map<Path, Boolean> RUNS = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static final long SECOND_NANOS = 1_000_000_000L;
 
     private final String process;
@@ -101,6 +104,45 @@ public final class FakedClock implements AutoCloseable {
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * @param process the faked process, for messages
+     * @param program the program it runs, tried once under the library ({@code --version})
+     * @return its clock, or empty (after a WARN saying why) without libfaketime or when the program does not run
+     *         under it: a program linked with jemalloc, as Debian's {@code redis-server} is, hangs at its start
+     *         (jemalloc reads the clock while libfaketime is still starting up)
+     */
+    public static Optional<FakedClock> create(String process, Path program) {
+        Optional<FakedClock> clock = create(process);
+        if (clock.isPresent() && !RUNS.computeIfAbsent(program, clock.get()::runs)) {
+            log.warn("Clock faults of {} SKIPPED: {} does not run under libfaketime ({} --version did not end within"
+                    + " 5 s; a program linked with jemalloc hangs there)", process, program, program);
+            clock.get().close();
+            return Optional.empty();
+        }
+        return clock;
+    }
+
+    private boolean runs(Path program) {
+        try {
+            ProcessBuilder builder = new ProcessBuilder(program.toString(), "--version").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            builder.environment().putAll(environment());
+            Process started = builder.start();
+            if (!started.waitFor(5, TimeUnit.SECONDS)) {
+                started.destroyForcibly();
+                return false;
+            }
+            return started.exitValue() == 0;
+        }
+        catch (IOException ex) {
+            return false;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.test.support.campaign;
 import java.time.Duration;
 import java.util.List;
 
+import dev.distlock.embedded.RedisServerBinary;
 import dev.distlock.embedded.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -14,7 +15,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * {@link FakedClock} on a real {@code redis-server} (its {@code TIME} is its wall clock): steps both ways, a drift,
- * and the gain limit the campaign's faults within the drift margin rely on. Skipped, saying so, without libfaketime.
+ * and the gain limit the campaign's faults within the drift margin rely on. Skipped, saying so, without libfaketime
+ * or with a {@code redis-server} that does not run under it (Debian's, linked with jemalloc).
  */
 class FakedClockTests {
 
@@ -25,8 +27,9 @@ class FakedClockTests {
 
     @BeforeEach
     void clock() {
-        clock = FakedClock.create("redis-server of FakedClockTests").orElse(null);
-        Assumptions.assumeTrue(clock != null, "FakedClock tests SKIPPED: no libfaketime (Debian's faketime package)");
+        clock = FakedClock.create("redis-server of FakedClockTests", RedisServerBinary.path()).orElse(null);
+        Assumptions.assumeTrue(clock != null, "FakedClock tests SKIPPED: no libfaketime (Debian's faketime package), "
+                + "or " + RedisServerBinary.path() + " does not run under it (see the WARN above)");
     }
 
     @AfterEach
