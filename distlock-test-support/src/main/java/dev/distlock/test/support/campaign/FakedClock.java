@@ -111,24 +111,31 @@ public final class FakedClock implements AutoCloseable {
      * @param process the faked process, for messages
      * @param program the program it runs, tried once under the library ({@code --version})
      * @return its clock, or empty (after a WARN saying why) without libfaketime or when the program does not run
-     *         under it: a program linked with jemalloc, as Debian's {@code redis-server} is, hangs at its start
-     *         (jemalloc reads the clock while libfaketime is still starting up)
+     *         under it: a statically linked program (the Maven Central Redis 7.4) never loads the library, and one
+     *         linked with jemalloc (Debian's {@code redis-server}) hangs at its start (jemalloc reads the clock while
+     *         libfaketime is still starting up)
      */
     public static Optional<FakedClock> create(String process, Path program) {
         Optional<FakedClock> clock = create(process);
         if (clock.isPresent() && !RUNS.computeIfAbsent(program, clock.get()::runs)) {
-            log.warn("Clock faults of {} SKIPPED: {} does not run under libfaketime ({} --version did not end within"
-                    + " 5 s; a program linked with jemalloc hangs there)", process, program, program);
+            log.warn("Clock faults of {} SKIPPED: {} does not run under libfaketime (it is statically linked, so the"
+                    + " library is never loaded, or {} --version did not end within 5 s: a program linked with"
+                    + " jemalloc hangs there)", process, program, program);
             clock.get().close();
             return Optional.empty();
         }
         return clock;
     }
 
+    /** Whether the program is dynamically linked (a static one never loads the library) and runs under it. */
     private boolean runs(Path program) {
+        return succeeds(new ProcessBuilder("ldd", program.toString()))
+                && succeeds(new ProcessBuilder(program.toString(), "--version"));
+    }
+
+    private boolean succeeds(ProcessBuilder command) {
         try {
-            ProcessBuilder builder = new ProcessBuilder(program.toString(), "--version").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            ProcessBuilder builder = command.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
             builder.environment().putAll(environment());
             Process started = builder.start();
             if (!started.waitFor(5, TimeUnit.SECONDS)) {
