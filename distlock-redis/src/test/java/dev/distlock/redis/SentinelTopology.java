@@ -55,7 +55,8 @@ final class SentinelTopology implements CampaignTopology {
         for (int i = 0; i < 3; i++) {
             mapping.add(sentinel.proxies().get(i).port() + ">" + own.get(i).port());
         }
-        return "sentinel|" + ProxiedSentinel.MASTER_NAME + "|" + sentinels + "|" + MIN_REPLICAS + "|" + String.join(",", mapping);
+        return "sentinel|" + ProxiedSentinel.MASTER_NAME + "|" + sentinels + "|" + MIN_REPLICAS + "|"
+                + String.join(",", mapping);
     }
 
     @Override
@@ -190,8 +191,8 @@ final class SentinelTopology implements CampaignTopology {
     public String guarantee() {
         return "With every replica's acknowledgement (min-replicas=2), a grant survives any single failover: it "
                 + "reached the promoted replica before the acquire returned, and an old master still running cannot "
-                + "grant once a replica was promoted; renewals are acknowledged too, so a node partitioned with the old "
-                + "master is told of its loss before the promoted replica grants the lock again "
+                + "grant once a replica was promoted; renewals are acknowledged too, so a node partitioned with the "
+                + "old master is told of its loss before the promoted replica grants the lock again "
                 + "(PartitionedMasterTests).";
     }
 
