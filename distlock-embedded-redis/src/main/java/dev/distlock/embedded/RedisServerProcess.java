@@ -240,12 +240,13 @@ public final class RedisServerProcess implements AutoCloseable {
 
         /**
          * Turns the append-only file on, written on every command ({@code appendfsync always}), so that a server
-         * killed with {@code SIGKILL} and started again has every acknowledged write.
+         * killed with {@code SIGKILL} and started again has every acknowledged write; rewritten at every 1 MB of
+         * growth (Redis's default is 64 MB), since a restart reads it all: a loaded 60-minute campaign's took 15 s.
          *
          * @return this builder
          */
         public Builder appendOnly() {
-            return args("--appendonly", "yes", "--appendfsync", "always");
+            return args("--appendonly", "yes", "--appendfsync", "always", "--auto-aof-rewrite-min-size", "1mb");
         }
 
         /**

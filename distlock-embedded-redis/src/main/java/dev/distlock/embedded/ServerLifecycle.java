@@ -128,7 +128,7 @@ final class ServerLifecycle {
             case SILENT -> {
                 kill();
                 throw new IllegalStateException("redis-server on port " + port + " did not answer within "
-                        + START_TIMEOUT);
+                        + START_TIMEOUT + ": " + workDir.logTail(10));
             }
         }
     }

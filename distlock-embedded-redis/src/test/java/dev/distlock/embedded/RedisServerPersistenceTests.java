@@ -1,9 +1,12 @@
 package dev.distlock.embedded;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A server killed with SIGKILL and started again on the same port and directory comes back with what it had
@@ -54,5 +57,23 @@ class RedisServerPersistenceTests {
 
         assertThat(server.call("GET", "k")).isEqualTo("2");
         assertThat(server.call("GET", "counter")).isEqualTo("1");
+    }
+
+    @Test
+    void appendOnlyFileIsRewrittenOnceItGrewByAMegabyteSoThatARestartReadsLittle() {
+        RedisServerProcess server = redis.start(RedisServerProcess.builder().appendOnly());
+        String value = "v".repeat(1000);
+        for (int i = 0; i < 1500; i++) { // 1.5 MB of history for one key
+            server.call("SET", "k", value);
+        }
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            var persistence = Replies.info(server.call("INFO", "persistence"));
+            assertThat(persistence).containsEntry("aof_rewrite_in_progress", "0");
+            assertThat(Long.parseLong(persistence.get("aof_current_size"))).as("1.5 MB written").isLessThan(1_200_000);
+        });
+        server.kill();
+        server.start();
+        assertThat(server.call("GET", "k")).isEqualTo(value);
     }
 }
