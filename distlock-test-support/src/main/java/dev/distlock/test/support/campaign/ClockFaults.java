@@ -1,6 +1,8 @@
 package dev.distlock.test.support.campaign;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -48,6 +50,35 @@ public final class ClockFaults {
         return clock.isPresent() ? List.of(FaultKind.CLOCK_STEP, FaultKind.CLOCK_DRIFT) : List.of();
     }
 
+    /** @return the clock faults of a store whose processes have these clocks, none without libfaketime */
+    public static List<FaultKind> kinds(List<FakedClock> clocks) {
+        return kinds(clocks.stream().findFirst());
+    }
+
+    /**
+     * Clocks for the processes of a store that runs several of one program (Redlock's masters, a Sentinel
+     * deployment's data servers, a Cluster's nodes), one clock each, each {@link #prepare prepared}: its base rate
+     * runs from now, so that clocks prepared together stay within a millisecond of each other until a fault moves
+     * one of them. The program is tried under the library once, for the first process.
+     *
+     * @param program the program every process runs
+     * @param processes the processes, as messages name them, e.g. "redlock master 0"
+     * @return one clock per process, in that order; none (after one WARN saying why) without libfaketime or when
+     *         the program does not run under it
+     */
+    public static List<FakedClock> prepareEach(Path program, List<String> processes) {
+        Optional<FakedClock> first = FakedClock.create(processes.get(0), program);
+        if (first.isEmpty()) {
+            return List.of();
+        }
+        List<FakedClock> clocks = new ArrayList<>(List.of(first.get()));
+        for (String process : processes.subList(1, processes.size())) {
+            clocks.add(FakedClock.create(process).orElseThrow());
+        }
+        clocks.forEach(ClockFaults::prepare);
+        return List.copyOf(clocks);
+    }
+
     /** @return true when {@code -Dcampaign.clock=beyond} asks for faults beyond the drift margin */
     public static boolean beyondMargin() {
         return "beyond".equals(System.getProperty(MODE_PROPERTY, "").trim().toLowerCase(Locale.ROOT));
@@ -72,6 +103,29 @@ public final class ClockFaults {
      */
     public static long fixedLeaseMillis(Optional<FakedClock> clock) {
         return clock.isPresent() ? FIXED_LEASE_MILLIS : CampaignTopology.FIXED_LEASE_MILLIS;
+    }
+
+    /**
+     * @param clocks the clocks of a store's processes, if they have them
+     * @return the fixed lease of the campaign's holds on that store, as {@link #fixedLeaseMillis(Optional)}
+     */
+    public static long fixedLeaseMillis(List<FakedClock> clocks) {
+        return fixedLeaseMillis(clocks.stream().findFirst());
+    }
+
+    /**
+     * Injects one clock fault into one of a store's processes, drawn at random: the others' clocks go on as they
+     * were, so the processes' clocks drift apart by what the faults add up to.
+     *
+     * @param kind {@link FaultKind#CLOCK_STEP} or {@link FaultKind#CLOCK_DRIFT}
+     * @param clocks the clocks of the store's processes, at least one
+     * @param random the nemesis' random source
+     * @param duration how long a drift lasts
+     * @return what was done, and its end
+     */
+    public static CampaignTopology.Injected injectOne(FaultKind kind, List<FakedClock> clocks, Random random,
+            Duration duration) {
+        return inject(kind, clocks.get(random.nextInt(clocks.size())), random, duration);
     }
 
     /**
