@@ -26,7 +26,7 @@ import java.util.Random;
  * of several processes (Redlock's masters, the data servers of Sentinel and of Cluster) has one clock per process
  * ({@link #prepareEach}) and a fault moves one of them ({@link #injectOne}): their clocks drift apart by what the
  * faults add up to, a drift fault leaving its process up to 24 ms behind the others (0.1 % instead of 0.9 % for
- * 3 s), a step putting it about 1 ms ahead; tokens issued by another process's clock (after a failover, or by
+ * 3 s), a step putting it 1 to 6 ms ahead; tokens issued by another process's clock (after a failover, or by
  * another Redlock majority) are only as increasing as the clocks agree.</li>
  * <li>Beyond it ({@code -Dcampaign.clock=beyond}, never in CI): drifts of 2 to 10 % fast, steps of 20 ms to 1.5 s
  * forward and of 1 ms to 1.5 s back, with no limit. What the guarantees do not cover: the run reports the
