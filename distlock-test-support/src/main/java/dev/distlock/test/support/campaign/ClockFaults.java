@@ -20,13 +20,13 @@ import java.util.Random;
  * was sent, so no holder counts on a lease the store has ended: the history must show no violation. The fixed
  * leases are that long so that the clock's constant gain over one (25 ms) is wider than the 10 ms between a
  * holder's looks at {@code isHeld()} and the few ms the next holder takes to be granted: a build whose holders
- * count on a lease to its end (no drift margin) shows an overlap within CI's short run. The clock never steps back: a fencing token taken from the store's
- * clock ({@code max(last + 1, clock)} on Redis, PostgreSQL and MariaDB) for a name nobody holds is only as
- * increasing as the clock, and two grants of a name in the campaign are often less than a millisecond apart. A store
- * of several processes (Redlock's masters, the data servers of Sentinel and of Cluster) has one clock per process
- * ({@link #prepareEach}) and a fault moves one of them ({@link #injectOne}): their clocks drift apart by what the
- * faults add up to, a drift fault leaving its process up to 24 ms behind the others (0.1 % instead of 0.9 % for
- * 3 s), a step putting it 1 to 6 ms ahead; tokens issued by another process's clock (after a failover, or by
+ * count on a lease to its end (no drift margin) shows an overlap within CI's short run. The clock never steps back: a
+ * fencing token taken from the store's clock ({@code max(last + 1, clock)} on Redis, PostgreSQL and MariaDB) for a name
+ * nobody holds is only as increasing as the clock, and two grants of a name in the campaign are often less than a
+ * millisecond apart. A store of several processes (Redlock's masters, the data servers of Sentinel and of Cluster) has
+ * one clock per process ({@link #prepareEach}) and a fault moves one of them ({@link #injectOne}): their clocks drift
+ * apart by what the faults add up to, a drift fault leaving its process up to 24 ms behind the others (0.1 % instead of
+ * 0.9 % for 3 s), a step putting it 1 to 6 ms ahead; tokens issued by another process's clock (after a failover, or by
  * another Redlock majority) are only as increasing as the clocks agree.</li>
  * <li>Beyond it ({@code -Dcampaign.clock=beyond}, never in CI): drifts of 2 to 10 % fast, steps of 20 ms to 1.5 s
  * forward and of 1 ms to 1.5 s back, with no limit. What the guarantees do not cover: the run reports the
