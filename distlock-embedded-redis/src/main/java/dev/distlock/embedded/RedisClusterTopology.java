@@ -56,15 +56,36 @@ public final class RedisClusterTopology implements AutoCloseable {
      * @return the running cluster
      */
     public static RedisClusterTopology start() {
-        return start(false);
+        return start(false, List.of());
+    }
+
+    /**
+     * Starts the cluster as {@link #start()} does, each node with environment variables of its own in every run (a
+     * node killed and started again, also by {@link #heal()}, keeps them), e.g. the {@code LD_PRELOAD} of a library
+     * that fakes that node's clock.
+     *
+     * @param environments one map per node, six, in start order: the first three start as the masters of slots
+     *        0-5460, 5461-10922 and 10923-16383, the last three as their replicas
+     * @return the running cluster
+     */
+    public static RedisClusterTopology start(List<Map<String, String>> environments) {
+        if (environments.size() != NODES) {
+            throw new IllegalArgumentException("One environment per node: " + NODES + " nodes, "
+                    + environments.size() + " environments");
+        }
+        return start(false, environments);
     }
 
     static RedisClusterTopology start(boolean shared) {
+        return start(shared, List.of());
+    }
+
+    private static RedisClusterTopology start(boolean shared, List<Map<String, String>> environments) {
         long started = System.nanoTime();
         List<RedisServerProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < NODES; i++) {
-                nodes.add(ClusterNodeStarts.start());
+                nodes.add(ClusterNodeStarts.start(environments.isEmpty() ? Map.of() : environments.get(i)));
             }
             RedisClusterTopology cluster = new RedisClusterTopology(nodes, shared);
             ClusterCreation.create(cluster.servers());

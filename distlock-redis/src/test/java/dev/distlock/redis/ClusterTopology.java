@@ -1,6 +1,8 @@
 package dev.distlock.redis;
 
 import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.ClockFaults;
+import dev.distlock.test.support.campaign.FakedClock;
 import dev.distlock.test.support.campaign.FaultKind;
 import dev.distlock.test.support.campaign.Links;
 import java.time.Duration;
@@ -10,8 +12,10 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import dev.distlock.embedded.RedisClusterTopology;
+import dev.distlock.embedded.RedisServerBinary;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
@@ -26,18 +30,36 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Faults: a master killed until its replica takes over (the old master comes back as a replica); a master frozen
  * (past the node timeout, which also fails it over); one node cut off from one shard's master (the node holding a
- * lock when there is one), or the campaign's partitions, delays and resets of some of a node's links; and a shard
+ * lock when there is one), or the campaign's partitions, delays and resets of some of a node's links; a shard
  * failed over under partition: one node cut off from a master, which is then killed and failed over while the
- * node stays cut off from it.
+ * node stays cut off from it; and one server's wall clock stepped or drifting, master or replica (each of the six
+ * has a clock of its own, libfaketime where installed: {@link ClockFaults}; a failover hands the tokens of a free
+ * name to the promoted replica's clock).
  */
 final class ClusterTopology implements CampaignTopology {
 
     /** How long the cut-off node's calls to the master fail before the master is killed: half a lease. */
     private static final long CUT_BEFORE_KILL_MILLIS = 1000;
 
-    private final RedisClusterTopology cluster = RedisClusterTopology.start();
+    /** One clock per server, in start order, prepared together (none without libfaketime). */
+    private final List<FakedClock> clocks = ClockFaults.prepareEach(RedisServerBinary.path(),
+            IntStream.range(0, 6).mapToObj(i -> "cluster server " + i).toList());
+
+    private final RedisClusterTopology cluster = startCluster(clocks);
 
     private final Links links = Links.toServers(cluster.servers(), RedisServerProcess::port);
+
+    /** The cluster, each server under its own clock if there are clocks (kept when a server is restarted). */
+    private static RedisClusterTopology startCluster(List<FakedClock> clocks) {
+        try {
+            return clocks.isEmpty() ? RedisClusterTopology.start()
+                    : RedisClusterTopology.start(clocks.stream().map(FakedClock::environment).toList());
+        }
+        catch (RuntimeException ex) {
+            clocks.forEach(FakedClock::close);
+            throw ex;
+        }
+    }
 
     @Override
     public String name() {
@@ -62,9 +84,16 @@ final class ClusterTopology implements CampaignTopology {
     }
 
     @Override
+    public long fixedLeaseMillis() {
+        return ClockFaults.fixedLeaseMillis(clocks);
+    }
+
+    @Override
     public List<FaultKind> serverFaults() {
-        return List.of(FaultKind.FAILOVER, FaultKind.PAUSE_SERVER, FaultKind.PARTITION,
-                FaultKind.FAILOVER_UNDER_PARTITION);
+        List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.FAILOVER, FaultKind.PAUSE_SERVER,
+                FaultKind.PARTITION, FaultKind.FAILOVER_UNDER_PARTITION));
+        faults.addAll(ClockFaults.kinds(clocks));
+        return faults;
     }
 
     @Override
@@ -101,6 +130,15 @@ final class ClusterTopology implements CampaignTopology {
             }
             case FAILOVER_UNDER_PARTITION:
                 return failoverUnderPartition(index, nodeOf(busyNode, random));
+            case CLOCK_STEP:
+            case CLOCK_DRIFT: {
+                int server = random.nextInt(clocks.size());
+                RedisServerProcess process = cluster.servers().get(server);
+                String role = cluster.masters().contains(process) ? "master" : "replica";
+                Injected injected = ClockFaults.inject(kind, clocks.get(server), random, duration);
+                return new Injected(injected.description() + " (" + role + " " + process.port() + ")",
+                        injected.heal());
+            }
             default:
                 throw new IllegalArgumentException("cluster cannot inject " + kind);
         }
@@ -143,6 +181,7 @@ final class ClusterTopology implements CampaignTopology {
 
     @Override
     public void heal() {
+        clocks.forEach(FakedClock::stopDrift);
         links.passAll();
         cluster.heal();
     }
@@ -151,13 +190,18 @@ final class ClusterTopology implements CampaignTopology {
     public String guarantee() {
         return "With replica acknowledgement (min-replicas=1, one replica per master), a grant survives the "
                 + "failover of its shard, also while a node is cut off from that shard's master; tokens increase "
-                + "across it as long as the hosts' clocks agree (the token follows the server clock after a "
-                + "failover). A node cut off from a shard fails closed on that shard's locks.";
+                + "across it as long as the servers' clocks stay within the time between two grants of a name "
+                + "(after a failover, tokens come from the promoted replica's clock: max(last + 1, clock), last "
+                + "replicated). A node cut off from a shard fails closed on that shard's locks. Each server's clock "
+                + "(PX expiry, tokens for a free name) may run up to 0.9 % fast or step forward, gaining at most "
+                + "10 ms in any second: inside the holders' drift margin; the servers' clocks drift apart by what "
+                + "the faults add up to.";
     }
 
     @Override
     public void close() {
         links.close();
         cluster.close();
+        clocks.forEach(FakedClock::close);
     }
 }

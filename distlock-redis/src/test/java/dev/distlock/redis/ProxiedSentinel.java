@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.test.support.FaultProxy;
+import dev.distlock.test.support.campaign.FakedClock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +46,20 @@ final class ProxiedSentinel implements AutoCloseable {
 
     private final Map<Integer, Long> wrongSince = new HashMap<>();
 
-    /** Starts the servers behind their proxies and the Sentinels, and returns once all is replicated and known. */
+    /** Starts the servers behind their proxies and the Sentinels, all on the machine's clock. */
     ProxiedSentinel() {
+        this(List.of());
+    }
+
+    /**
+     * Starts the servers behind their proxies and the Sentinels, and returns once all is replicated and known.
+     *
+     * @param clocks one faked clock per data server, in server order, or none: each server runs under its own in
+     *        every run (a restarted server keeps its builder's environment). The Sentinels always run on the
+     *        machine's clock: they judge a master down by their wall clock ({@code down-after-milliseconds}) and
+     *        enter TILT mode when it jumps, so a faked Sentinel clock would fault the failure detector, not the store
+     */
+    ProxiedSentinel(List<FakedClock> clocks) {
         try {
             for (int i = 0; i < 3; i++) {
                 int port = RedisServerProcess.freePort();
@@ -56,6 +69,9 @@ final class ProxiedSentinel implements AutoCloseable {
                         .args("--replica-announce-port", String.valueOf(proxy.port()));
                 if (i > 0) {
                     builder.args("--replicaof", "127.0.0.1", String.valueOf(proxies.get(0).port()));
+                }
+                if (!clocks.isEmpty()) {
+                    clocks.get(i).environment().forEach(builder::environment);
                 }
                 servers.add(builder.start());
             }

@@ -1,6 +1,8 @@
 package dev.distlock.redis;
 
 import dev.distlock.test.support.campaign.CampaignTopology;
+import dev.distlock.test.support.campaign.ClockFaults;
+import dev.distlock.test.support.campaign.FakedClock;
 import dev.distlock.test.support.campaign.FaultKind;
 import dev.distlock.test.support.campaign.Links;
 import java.time.Duration;
@@ -12,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.distlock.embedded.RedisServerBinary;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
@@ -28,18 +31,35 @@ import org.jspecify.annotations.Nullable;
  * Faults: a failover (master SIGKILLed, a replica promoted, the old master back as a replica); a server frozen (a
  * master frozen past 2 s fails over); a replica killed; a server cut off from everyone (replication links
  * included), slowed or reset; the partition of review §6, {old master + one node} | {replicas + Sentinels + the other
- * nodes}; and the campaign's partitions, delays and resets between one node and some servers or Sentinels.
+ * nodes}; one data server's wall clock stepped or drifting, master or replica (each data server has a clock of its
+ * own, libfaketime where installed: {@link ClockFaults}; a failover hands the tokens of a free name to the promoted
+ * replica's clock); and the campaign's partitions, delays and resets between one node and some servers or
+ * Sentinels. The Sentinels' clocks are the machine's ({@link ProxiedSentinel#ProxiedSentinel(List)}).
  */
 final class SentinelTopology implements CampaignTopology {
 
     /** Every replica: what covers any single failover (docs/how-to/sentinel-cluster-redlock.md). */
     private static final int MIN_REPLICAS = 2;
 
-    private final ProxiedSentinel sentinel = new ProxiedSentinel();
+    /** One clock per data server, prepared together (none without libfaketime); never the Sentinels'. */
+    private final List<FakedClock> clocks = ClockFaults.prepareEach(RedisServerBinary.path(),
+            List.of("redis-0", "redis-1", "redis-2"));
+
+    private final ProxiedSentinel sentinel = startSentinel(clocks);
 
     private final Links links = Links.toServers(
             Stream.concat(sentinel.servers().stream(), sentinel.sentinels().stream()).toList(),
             RedisServerProcess::port);
+
+    private static ProxiedSentinel startSentinel(List<FakedClock> clocks) {
+        try {
+            return new ProxiedSentinel(clocks);
+        }
+        catch (RuntimeException ex) {
+            clocks.forEach(FakedClock::close);
+            throw ex;
+        }
+    }
 
     @Override
     public String name() {
@@ -65,9 +85,17 @@ final class SentinelTopology implements CampaignTopology {
     }
 
     @Override
+    public long fixedLeaseMillis() {
+        return ClockFaults.fixedLeaseMillis(clocks);
+    }
+
+    @Override
     public List<FaultKind> serverFaults() {
-        return List.of(FaultKind.FAILOVER, FaultKind.PAUSE_SERVER, FaultKind.KILL_SERVER, FaultKind.PARTITION,
-                FaultKind.DELAY, FaultKind.RESET, FaultKind.PARTITION_MASTER_WITH_NODE);
+        List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.FAILOVER, FaultKind.PAUSE_SERVER,
+                FaultKind.KILL_SERVER, FaultKind.PARTITION, FaultKind.DELAY, FaultKind.RESET,
+                FaultKind.PARTITION_MASTER_WITH_NODE));
+        faults.addAll(ClockFaults.kinds(clocks));
+        return faults;
     }
 
     /** Every way to server {@code index}: the proxy the replicas and Sentinels use, and each node's own. */
@@ -137,6 +165,11 @@ final class SentinelTopology implements CampaignTopology {
                 return new Injected("reset and refuse connections to " + role + " redis-" + any, heal);
             case PARTITION_MASTER_WITH_NODE:
                 return partitionMasterWithNode(master, random, busyNode, heal);
+            case CLOCK_STEP:
+            case CLOCK_DRIFT: {
+                Injected injected = ClockFaults.inject(kind, clocks.get(any), random, duration);
+                return new Injected(injected.description() + " (" + role + ")", injected.heal());
+            }
             default:
                 throw new IllegalArgumentException("sentinel cannot inject " + kind);
         }
@@ -183,6 +216,7 @@ final class SentinelTopology implements CampaignTopology {
 
     @Override
     public void heal() {
+        clocks.forEach(FakedClock::stopDrift);
         links.passAll();
         sentinel.heal(Duration.ofSeconds(60));
     }
@@ -193,12 +227,17 @@ final class SentinelTopology implements CampaignTopology {
                 + "reached the promoted replica before the acquire returned, and an old master still running cannot "
                 + "grant once a replica was promoted; renewals are acknowledged too, so a node partitioned with the "
                 + "old master is told of its loss before the promoted replica grants the lock again "
-                + "(PartitionedMasterTests).";
+                + "(PartitionedMasterTests). Each data server's clock (PX expiry, tokens for a free name) may run up "
+                + "to 0.9 % fast or step forward, gaining at most 10 ms in any second: inside the holders' drift "
+                + "margin; the servers' clocks drift apart by what the faults add up to, and after a failover "
+                + "tokens come from the promoted replica's clock (max(last + 1, clock), last replicated). The "
+                + "Sentinels run on the machine's clock.";
     }
 
     @Override
     public void close() {
         links.close();
         sentinel.close();
+        clocks.forEach(FakedClock::close);
     }
 }

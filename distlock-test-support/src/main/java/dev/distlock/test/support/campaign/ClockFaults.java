@@ -1,6 +1,8 @@
 package dev.distlock.test.support.campaign;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -18,9 +20,14 @@ import java.util.Random;
  * was sent, so no holder counts on a lease the store has ended: the history must show no violation. The fixed
  * leases are that long so that the clock's constant gain over one (25 ms) is wider than the 10 ms between a
  * holder's looks at {@code isHeld()} and the few ms the next holder takes to be granted: a build whose holders
- * count on a lease to its end (no drift margin) shows an overlap within CI's short run. The clock never steps back: a fencing token taken from the store's
- * clock ({@code max(last + 1, clock)} on Redis, PostgreSQL and MariaDB) for a name nobody holds is only as
- * increasing as the clock, and two grants of a name in the campaign are often less than a millisecond apart.</li>
+ * count on a lease to its end (no drift margin) shows an overlap within CI's short run. The clock never steps back: a
+ * fencing token taken from the store's clock ({@code max(last + 1, clock)} on Redis, PostgreSQL and MariaDB) for a name
+ * nobody holds is only as increasing as the clock, and two grants of a name in the campaign are often less than a
+ * millisecond apart. A store of several processes (Redlock's masters, the data servers of Sentinel and of Cluster) has
+ * one clock per process ({@link #prepareEach}) and a fault moves one of them ({@link #injectOne}): their clocks drift
+ * apart by what the faults add up to, a drift fault leaving its process up to 24 ms behind the others (0.1 % instead of
+ * 0.9 % for 3 s), a step putting it 1 to 6 ms ahead; tokens issued by another process's clock (after a failover, or by
+ * another Redlock majority) are only as increasing as the clocks agree.</li>
  * <li>Beyond it ({@code -Dcampaign.clock=beyond}, never in CI): drifts of 2 to 10 % fast, steps of 20 ms to 1.5 s
  * forward and of 1 ms to 1.5 s back, with no limit. What the guarantees do not cover: the run reports the
  * violations it measured instead of failing.</li>
@@ -48,6 +55,35 @@ public final class ClockFaults {
         return clock.isPresent() ? List.of(FaultKind.CLOCK_STEP, FaultKind.CLOCK_DRIFT) : List.of();
     }
 
+    /** @return the clock faults of a store whose processes have these clocks, none without libfaketime */
+    public static List<FaultKind> kinds(List<FakedClock> clocks) {
+        return kinds(clocks.stream().findFirst());
+    }
+
+    /**
+     * Clocks for the processes of a store that runs several of one program (Redlock's masters, a Sentinel
+     * deployment's data servers, a Cluster's nodes), one clock each, each {@link #prepare prepared}: its base rate
+     * runs from now, so that clocks prepared together stay within a millisecond of each other until a fault moves
+     * one of them. The program is tried under the library once, for the first process.
+     *
+     * @param program the program every process runs
+     * @param processes the processes, as messages name them, e.g. "redlock master 0"
+     * @return one clock per process, in that order; none (after one WARN saying why) without libfaketime or when
+     *         the program does not run under it
+     */
+    public static List<FakedClock> prepareEach(Path program, List<String> processes) {
+        Optional<FakedClock> first = FakedClock.create(processes.get(0), program);
+        if (first.isEmpty()) {
+            return List.of();
+        }
+        List<FakedClock> clocks = new ArrayList<>(List.of(first.get()));
+        for (String process : processes.subList(1, processes.size())) {
+            clocks.add(FakedClock.create(process).orElseThrow());
+        }
+        clocks.forEach(ClockFaults::prepare);
+        return List.copyOf(clocks);
+    }
+
     /** @return true when {@code -Dcampaign.clock=beyond} asks for faults beyond the drift margin */
     public static boolean beyondMargin() {
         return "beyond".equals(System.getProperty(MODE_PROPERTY, "").trim().toLowerCase(Locale.ROOT));
@@ -72,6 +108,29 @@ public final class ClockFaults {
      */
     public static long fixedLeaseMillis(Optional<FakedClock> clock) {
         return clock.isPresent() ? FIXED_LEASE_MILLIS : CampaignTopology.FIXED_LEASE_MILLIS;
+    }
+
+    /**
+     * @param clocks the clocks of a store's processes, if they have them
+     * @return the fixed lease of the campaign's holds on that store, as {@link #fixedLeaseMillis(Optional)}
+     */
+    public static long fixedLeaseMillis(List<FakedClock> clocks) {
+        return fixedLeaseMillis(clocks.stream().findFirst());
+    }
+
+    /**
+     * Injects one clock fault into one of a store's processes, drawn at random: the others' clocks go on as they
+     * were, so the processes' clocks drift apart by what the faults add up to.
+     *
+     * @param kind {@link FaultKind#CLOCK_STEP} or {@link FaultKind#CLOCK_DRIFT}
+     * @param clocks the clocks of the store's processes, at least one
+     * @param random the nemesis' random source
+     * @param duration how long a drift lasts
+     * @return what was done, and its end
+     */
+    public static CampaignTopology.Injected injectOne(FaultKind kind, List<FakedClock> clocks, Random random,
+            Duration duration) {
+        return inject(kind, clocks.get(random.nextInt(clocks.size())), random, duration);
     }
 
     /**
