@@ -24,7 +24,8 @@ import dev.distlock.test.support.campaign.FaultKind;
  * {@link FaultKind#CLOCK_STEP} moves one node's clock by 10 to 500 ms, forward or back; a
  * {@link FaultKind#CLOCK_DRIFT} runs it 1 to 20 % fast or slow for the fault's duration.</li>
  * <li>Beyond it ({@code -Dcampaign.clock=beyond}, {@link ClockFaults#beyondMargin()}): the band is
- * {@value #BEYOND_BAND_MICROS} µs, steps of 1.2 to 3 s, drifts of 20 to 100 % (a slow one at 100 % stands still),
+ * {@value #BEYOND_BAND_MICROS} µs (a node more than 3 s off Memcached's clock at its start would take its tokens
+ * from the server's, {@link MemcachedServers}), steps of 1.2 to 3 s, drifts of 20 to 100 % (a slow one at 100 % stands still),
  * so two clocks can be up to 3 s apart: what the store's guarantee does not cover, and the run reports the
  * violations instead of failing.</li>
  * </ul>
