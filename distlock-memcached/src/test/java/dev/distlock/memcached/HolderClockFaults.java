@@ -31,7 +31,8 @@ import dev.distlock.test.support.campaign.FaultKind;
  * </ul>
  * Steps back are allowed in both modes: a token is {@code max(clock, last + 1)} (a fresh item's is the clock, but a
  * name's item lives 10 s past its lease, longer than any two clocks here are apart), and the history checks that
- * tokens still increase. A step goes the other way when the band leaves less than the smallest step on its side. A
+ * tokens still increase. A step goes the other way when the band leaves less than the smallest step on its side, a drift when the band's
+ * edge is nearer than it would go and the other way has more room. A
  * fault's heal leaves the clock where it is, as a host's clock stays stepped: the band bounds the skew, and the next
  * faults meet the offsets the earlier ones left.
  */
@@ -68,9 +69,7 @@ final class HolderClockFaults {
                 long smallest = beyond ? 1_200_000 : 10_000;
                 long size = smallest + random.nextInt((int) (2 * clock.bandMicros() - smallest + 1));
                 long sign = random.nextBoolean() ? 1 : -1;
-                long room = sign > 0 ? clock.bandMicros() - clock.offsetMicros()
-                        : clock.bandMicros() + clock.offsetMicros();
-                if (room < smallest) {
+                if (room(clock, sign) < smallest) {
                     sign = -sign;
                 }
                 long done = clock.step(sign * size);
@@ -81,6 +80,10 @@ final class HolderClockFaults {
             case CLOCK_DRIFT: {
                 double rate = (random.nextBoolean() ? 1 : -1)
                         * (beyond ? 0.2 + random.nextInt(81) / 100.0 : (1 + random.nextInt(20)) / 100.0);
+                if (room(clock, rate > 0 ? 1 : -1) < Math.abs(rate) * duration.toNanos() / 1000
+                        && room(clock, rate > 0 ? -1 : 1) > room(clock, rate > 0 ? 1 : -1)) {
+                    rate = -rate; // the band's edge is nearer than the drift would go: the other way has more room
+                }
                 clock.drift(rate);
                 return new CampaignTopology.Injected(String.format(Locale.ROOT,
                         "drift the clock of %s %+.0f %%%s for %d ms; clocks: %s", clock.node(), rate * 100, mode,
@@ -89,6 +92,11 @@ final class HolderClockFaults {
             default:
                 throw new IllegalArgumentException("Not a clock fault: " + kind);
         }
+    }
+
+    /** @return how far the clock can go before the band's edge: forward when the sign is positive, else back */
+    private static long room(HolderClock clock, long sign) {
+        return sign > 0 ? clock.bandMicros() - clock.offsetMicros() : clock.bandMicros() + clock.offsetMicros();
     }
 
     private static String offsets(List<HolderClock> clocks) {
