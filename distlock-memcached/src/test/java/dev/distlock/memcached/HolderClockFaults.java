@@ -25,16 +25,16 @@ import dev.distlock.test.support.campaign.FaultKind;
  * {@link FaultKind#CLOCK_DRIFT} runs it 1 to 20 % fast or slow for the fault's duration.</li>
  * <li>Beyond it ({@code -Dcampaign.clock=beyond}, {@link ClockFaults#beyondMargin()}): the band is
  * {@value #BEYOND_BAND_MICROS} µs (a node more than 3 s off Memcached's clock at its start would take its tokens
- * from the server's, {@link MemcachedServers}), steps of 1.2 to 3 s, drifts of 20 to 100 % (a slow one at 100 % stands still),
- * so two clocks can be up to 3 s apart: what the store's guarantee does not cover, and the run reports the
- * violations instead of failing.</li>
+ * from the server's, {@link MemcachedServers}), steps of 1.2 to 3 s, drifts of 20 to 100 % (a slow one at 100 %
+ * stands still), so two clocks can be up to 3 s apart: what the store's guarantee does not cover, and the run
+ * reports the violations instead of failing.</li>
  * </ul>
  * Steps back are allowed in both modes: a token is {@code max(clock, last + 1)} (a fresh item's is the clock, but a
  * name's item lives 10 s past its lease, longer than any two clocks here are apart), and the history checks that
- * tokens still increase. A step goes the other way when the band leaves less than the smallest step on its side, a drift when the band's
- * edge is nearer than it would go and the other way has more room. A
- * fault's heal leaves the clock where it is, as a host's clock stays stepped: the band bounds the skew, and the next
- * faults meet the offsets the earlier ones left.
+ * tokens still increase. A step goes the other way when the band leaves less than the smallest step on its side, a
+ * drift when the band's edge is nearer than it would go and the other way has more room. A fault's heal leaves the
+ * clock where it is, as a host's clock stays stepped: the band bounds the skew, and the next faults meet the
+ * offsets the earlier ones left.
  */
 final class HolderClockFaults {
 
