@@ -2,6 +2,7 @@ package dev.distlock.memcached;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -69,7 +70,12 @@ public final class MemcachedLockStore implements LockStore {
      *         the property is false
      */
     public static MemcachedLockStore connect(MemcachedLockConfig config) {
-        return new MemcachedLockStore(new MemcachedServers(config).checkAtStart(), config.keyPrefix());
+        return connect(config, Clock.systemUTC());
+    }
+
+    /** As {@link #connect(MemcachedLockConfig)} on another wall clock: tests and the campaign skew instances'. */
+    static MemcachedLockStore connect(MemcachedLockConfig config, Clock clock) {
+        return new MemcachedLockStore(new MemcachedServers(config, clock).checkAtStart(), config.keyPrefix());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.distlock.memcached;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * a WARN. Calls fail until the check passed. The token clock is this JVM's wall clock in µs; Memcached's
  * ({@code stats time}) counts whole seconds, too coarse to order tokens, so it guards: more than 3 s off it, the
  * tokens follow the server's clock (with a WARN), so that one wrong clock cannot issue tokens far below the others'.
+ * <p>
+ * The wall clock is a {@link Clock} ({@link Clock#systemUTC()} but in tests): a lease's end is written by one
+ * instance's clock and read by another's, and the store's {@link MemcachedLockStore#CLOCK_SKEW_MICROS} margin is
+ * there for the skew between them, so tests and the fault campaign step and drift it per instance.
  */
 final class MemcachedServers implements AutoCloseable {
 
@@ -33,12 +38,14 @@ final class MemcachedServers implements AutoCloseable {
 
     private static final String ALLOW_EVICTIONS = "distlock.memcached.allow-evictions";
     private final MemcachedLockConfig config;
+    private final Clock clock;
     private final AsciiMemcacheClient<String> client;
     private volatile @Nullable CompletableFuture<AsciiMemcacheClient<String>> checked;
     private volatile long offsetMicros;
 
-    MemcachedServers(MemcachedLockConfig config) {
+    MemcachedServers(MemcachedLockConfig config, Clock clock) {
         this.config = config;
+        this.clock = clock;
         long timeout = config.commandTimeout().toMillis();
         MemcacheClientBuilder<String> builder = MemcacheClientBuilder.newStringClient();
         config.servers().forEach(server -> builder.withAddress(server.substring(0, server.lastIndexOf(':')),
@@ -112,8 +119,8 @@ final class MemcachedServers implements AutoCloseable {
         return localMicros() + offsetMicros;
     }
 
-    private static long localMicros() {
-        Instant now = Instant.now();
+    private long localMicros() {
+        Instant now = clock.instant();
         return now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
     }
 
