@@ -1,17 +1,25 @@
 package dev.distlock.memcached;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import com.spotify.folsom.AsciiMemcacheClient;
 import com.spotify.folsom.MemcacheClosedException;
 import com.spotify.folsom.MemcacheStatus;
+import com.spotify.folsom.RawMemcacheClient;
+import com.spotify.folsom.authenticate.AsciiAuthenticationValidator;
+import com.spotify.folsom.client.DefaultRawMemcacheClient;
+import com.spotify.folsom.client.NoopMetrics;
+import com.spotify.folsom.guava.HostAndPort;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -81,6 +89,30 @@ class MemcachedReconnectTests {
         nodes.forEach(StoreLockService::close);
         proxy.close();
         server.close();
+    }
+
+    /**
+     * The cause, shown step by step on Folsom's own parts (so that this test fails, and tells, once a Folsom release
+     * no longer has it): the connection check that Folsom chains on every new connection never ends when that
+     * connection was closed before the check started, so its {@code ReconnectingClient} never tries again.
+     */
+    @Test
+    void folsomsConnectionCheckOnAConnectionClosedBeforeItNeverEnds() throws Exception {
+        RawMemcacheClient raw = DefaultRawMemcacheClient.connect(HostAndPort.fromParts("127.0.0.1", proxy.port()),
+                100, 10, false, null, 1000, StandardCharsets.UTF_8, NoopMetrics.INSTANCE, 1024 * 1024, null, null,
+                null).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        try {
+            proxy.resetConnections();
+            await("the connection is closed").atMost(Duration.ofSeconds(10)).until(() -> !raw.isConnected());
+            CompletableFuture<RawMemcacheClient> check = AsciiAuthenticationValidator.getInstance().authenticate(raw)
+                    .toCompletableFuture();
+            // A bounded wait for something that must not happen: the check neither succeeds nor fails.
+            assertThatThrownBy(() -> check.get(3, TimeUnit.SECONDS)).isInstanceOf(TimeoutException.class);
+            assertThat(check).isNotDone();
+        }
+        finally {
+            raw.shutdown();
+        }
     }
 
     /**
