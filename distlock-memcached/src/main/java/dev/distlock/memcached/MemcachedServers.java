@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import com.spotify.folsom.AsciiMemcacheClient;
-import com.spotify.folsom.MemcacheClientBuilder;
 import com.spotify.folsom.MemcachedStats;
 import dev.distlock.InvalidPropertyException;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * The wall clock is a {@link Clock} ({@link Clock#systemUTC()} but in tests): a lease's end is written by one
  * instance's clock and read by another's, and the store's {@link MemcachedLockStore#CLOCK_SKEW_MICROS} margin is
  * there for the skew between them, so tests and the fault campaign step and drift it per instance.
+ * <p>
+ * The client is {@link MemcachedConnection}'s, which replaces one that Folsom stopped reconnecting.
  */
 final class MemcachedServers implements AutoCloseable {
 
@@ -39,36 +40,42 @@ final class MemcachedServers implements AutoCloseable {
     private static final String ALLOW_EVICTIONS = "distlock.memcached.allow-evictions";
     private final MemcachedLockConfig config;
     private final Clock clock;
-    private final AsciiMemcacheClient<String> client;
-    private volatile @Nullable CompletableFuture<AsciiMemcacheClient<String>> checked;
+    private final MemcachedConnection connection;
+    private volatile @Nullable Check check;
+    private volatile boolean passed;
     private volatile long offsetMicros;
+
+    /** A check of the servers on one client: a client that was replaced before it passed is checked anew. */
+    private record Check(AsciiMemcacheClient<String> client, CompletableFuture<AsciiMemcacheClient<String>> result) {
+    }
 
     MemcachedServers(MemcachedLockConfig config, Clock clock) {
         this.config = config;
         this.clock = clock;
-        long timeout = config.commandTimeout().toMillis();
-        MemcacheClientBuilder<String> builder = MemcacheClientBuilder.newStringClient();
-        config.servers().forEach(server -> builder.withAddress(server.substring(0, server.lastIndexOf(':')),
-                Integer.parseInt(server.substring(server.lastIndexOf(':') + 1))));
-        // No retry on another connection (a lock call is answered once); reconnects within a second of a restart.
-        this.client = builder.withRequestTimeoutMillis(timeout).withConnectionTimeoutMillis(timeout).withRetry(false)
-                .withBackoff(attempt -> Math.min(1000, 50L << Math.min(attempt, 5))).connectAscii();
+        this.connection = new MemcachedConnection(config);
     }
 
-    /** @return the client once every server passed the check; fails while one cannot be checked or was refused */
+    /**
+     * @return the client once every server passed the check (once: a client that replaced a stuck one talks to the
+     *         same servers); fails while one cannot be checked or was refused
+     */
     CompletionStage<AsciiMemcacheClient<String>> ready() {
-        CompletableFuture<AsciiMemcacheClient<String>> check = checked;
-        if (check == null || check.isCompletedExceptionally()) {
-            check = client.connectFuture().thenCompose(connected -> client.getStats("settings"))
-                    .thenCompose(settings -> client.getStats("").thenApply(stats -> accept(settings, stats)))
-                    .toCompletableFuture();
-            checked = check;
+        AsciiMemcacheClient<String> client = connection.client();
+        if (passed) {
+            return CompletableFuture.completedFuture(client);
         }
-        return check;
+        Check current = check;
+        if (current == null || current.client() != client || current.result().isCompletedExceptionally()) {
+            current = new Check(client, client.connectFuture().thenCompose(connected -> client.getStats("settings"))
+                    .thenCompose(settings -> client.getStats("").thenApply(stats -> accept(client, settings, stats)))
+                    .toCompletableFuture());
+            check = current;
+        }
+        return current.result();
     }
 
-    private AsciiMemcacheClient<String> accept(Map<String, MemcachedStats> settings,
-            Map<String, MemcachedStats> stats) {
+    private AsciiMemcacheClient<String> accept(AsciiMemcacheClient<String> client,
+            Map<String, MemcachedStats> settings, Map<String, MemcachedStats> stats) {
         settings.forEach((server, values) -> {
             String evictions = values.getStats().getOrDefault("evictions", "on");
             String risk = "Memcached at " + server + " may evict items under memory pressure (stats settings: "
@@ -88,6 +95,7 @@ final class MemcachedServers implements AutoCloseable {
         if (offsetMicros != 0) {
             log.warn("This JVM's clock is {} ms off Memcached's: fencing tokens follow the server's clock", off / 1000);
         }
+        passed = true;
         return client;
     }
 
@@ -130,6 +138,6 @@ final class MemcachedServers implements AutoCloseable {
 
     @Override
     public void close() {
-        client.shutdown();
+        connection.close();
     }
 }
