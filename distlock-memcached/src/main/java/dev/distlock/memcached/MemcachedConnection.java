@@ -35,6 +35,7 @@ final class MemcachedConnection implements AutoCloseable {
     private volatile AsciiMemcacheClient<String> client;
     private volatile long downSince = NOT_DOWN; // System.nanoTime() when a call first found the client down
     private volatile boolean closed;
+    private boolean warned; // this outage was logged at WARN: the replacements that follow are DEBUG (under the lock)
 
     MemcachedConnection(MemcachedLockConfig config) {
         this.config = config;
@@ -57,7 +58,10 @@ final class MemcachedConnection implements AutoCloseable {
     AsciiMemcacheClient<String> client() {
         AsciiMemcacheClient<String> current = client;
         if (current.isConnected() && current.numActiveConnections() >= current.numTotalConnections()) {
-            downSince = NOT_DOWN;
+            if (downSince != NOT_DOWN) {
+                downSince = NOT_DOWN;
+                outageOver();
+            }
             return current;
         }
         long now = System.nanoTime();
@@ -75,13 +79,26 @@ final class MemcachedConnection implements AutoCloseable {
         if (client != stuck || closed) {
             return; // another call replaced it already
         }
-        log.warn("The Memcached client stayed disconnected from {} of {} server(s) for {} ms: replacing it with a "
-                + "new one (Folsom may have given up reconnecting)", stuck.numTotalConnections()
-                - stuck.numActiveConnections(), stuck.numTotalConnections(), downNanos / 1_000_000);
+        // A server down for long gets a new client every stuckAfterNanos: one WARN per outage, not one each time.
+        String message = "The Memcached client stayed disconnected from {} of {} server(s) for {} ms: replacing it "
+                + "with a new one (Folsom may have given up reconnecting)";
+        Object[] values = { stuck.numTotalConnections() - stuck.numActiveConnections(), stuck.numTotalConnections(),
+                downNanos / 1_000_000 };
+        if (warned) {
+            log.debug(message, values);
+        }
+        else {
+            log.warn(message + "; further replacements in this outage are logged at DEBUG", values);
+            warned = true;
+        }
         client = connect();
         downSince = NOT_DOWN;
         CompletableFuture.runAsync(stuck::shutdown, CompletableFuture.delayedExecutor(2 * config.commandTimeout()
                 .toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    private synchronized void outageOver() {
+        warned = false;
     }
 
     @Override

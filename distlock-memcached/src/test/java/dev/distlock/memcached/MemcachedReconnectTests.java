@@ -12,6 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.spotify.folsom.AsciiMemcacheClient;
 import com.spotify.folsom.MemcacheClosedException;
 import com.spotify.folsom.MemcacheStatus;
@@ -59,7 +62,7 @@ class MemcachedReconnectTests {
     /** Reconnections each store makes into the refusing proxy per round (Folsom backs off 50, 100, 200 ms...). */
     private static final int RECONNECTS = 4;
 
-    /** The store replaces a client that stayed disconnected for 3 s; plus the engine's back-off and a busy machine. */
+    /** The store replaces a client that stayed disconnected for 4 s; plus the engine's back-off and a busy machine. */
     private static final Duration RECOVERY = Duration.ofSeconds(10);
 
     private MemcachedTestServer server;
@@ -138,6 +141,44 @@ class MemcachedReconnectTests {
                     assertThat(servers.ready().thenCompose(client -> client.get("fixture:replaced"))
                             .toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo("1"));
         }
+    }
+
+    @Test
+    void aServerUnreachableForLongIsOneWarnHoweverOftenTheClientIsReplaced() throws Exception {
+        ch.qos.logback.classic.Logger connectionLog = (ch.qos.logback.classic.Logger) LoggerFactory
+                .getLogger(MemcachedConnection.class);
+        Level level = connectionLog.getLevel();
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        connectionLog.addAppender(logged);
+        connectionLog.setLevel(Level.DEBUG);
+        try (MemcachedServers servers = new MemcachedServers(MemcachedFixtures.config("127.0.0.1:" + proxy.port(),
+                Duration.ofSeconds(1)), Clock.systemUTC()).checkAtStart()) {
+            servers.ready().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            proxy.refuse();
+            proxy.resetConnections();
+            // A store's calls find the client down, again and again, until two new clients did not connect either.
+            await("two replacements while the server is unreachable").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100)).until(() -> {
+                        servers.ready();
+                        return replacements(logged).size() >= 2;
+                    });
+            proxy.pass();
+            await("a new client answers").atMost(RECOVERY).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                    .until(() -> servers.ready().toCompletableFuture().get(2, TimeUnit.SECONDS).isConnected());
+        }
+        finally {
+            connectionLog.detachAppender(logged);
+            connectionLog.setLevel(level);
+        }
+        assertThat(replacements(logged)).as("one WARN for the outage, the replacements after it at DEBUG")
+                .extracting(ILoggingEvent::getLevel).startsWith(Level.WARN, Level.DEBUG)
+                .containsOnlyOnce(Level.WARN);
+    }
+
+    private static List<ILoggingEvent> replacements(ListAppender<ILoggingEvent> logged) {
+        return List.copyOf(logged.list).stream()
+                .filter(event -> event.getFormattedMessage().contains("replacing it with a new one")).toList();
     }
 
     @Test
