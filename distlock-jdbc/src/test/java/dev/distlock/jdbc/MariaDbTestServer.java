@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -44,8 +45,8 @@ final class MariaDbTestServer {
 
     private final List<String> command;
 
-    /** Added to the server's environment at every start (e.g. a faked clock). */
-    private volatile Map<String, String> environment = Map.of();
+    /** Added to the server's environment at every start (e.g. a faked clock), asked anew at each. */
+    private volatile Supplier<Map<String, String>> environment = Map::of;
 
     private final Path directory;
 
@@ -134,9 +135,9 @@ final class MariaDbTestServer {
         return missing;
     }
 
-    /** @param environment variables for the server's process from its next start on */
-    void environment(Map<String, String> environment) {
-        this.environment = Map.copyOf(environment);
+    /** @param environment the variables for the server's process, asked for at each start from the next on */
+    void environment(Supplier<Map<String, String>> environment) {
+        this.environment = environment;
     }
 
     /** Starts the server (again, after {@link #stop()}: same port, same data) and waits until it answers. */
@@ -144,7 +145,7 @@ final class MariaDbTestServer {
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("server.log").toFile()));
-            builder.environment().putAll(environment);
+            builder.environment().putAll(environment.get());
             process = builder.start();
         }
         catch (IOException ex) {

@@ -1,7 +1,6 @@
 package dev.distlock.jdbc;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -9,17 +8,20 @@ import java.util.Random;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.test.support.campaign.CampaignTopology;
 import dev.distlock.test.support.campaign.ClockFaults;
-import dev.distlock.test.support.campaign.FakedClock;
 import dev.distlock.test.support.campaign.FaultKind;
 import dev.distlock.test.support.campaign.Links;
+import dev.distlock.test.support.campaign.RateClock;
 import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real MariaDB server of the campaign's own (from the machine's binaries; the campaign is skipped, visibly, without
  * them), durable (every commit flushed to the redo log), reached by each node through a proxy of its own with
  * MariaDB Connector/J. Faults: a crash (SIGKILL, InnoDB crash recovery at the restart), a clean restart and a freeze
- * (SIGSTOP, then SIGCONT); its wall clock, which {@code UTC_TIMESTAMP(6)} reads, stepped or drifting (libfaketime,
- * where installed: {@link ClockFaults}); plus the campaign's partitions, delays and resets of a node's link. The driver gets a
+ * (SIGSTOP, then SIGCONT); plus the campaign's partitions, delays and resets of a node's link. Its wall clock, which
+ * {@code UTC_TIMESTAMP(6)} reads, runs {@value ClockFaults#BASE_RATE_PERCENT} % fast for the whole run (libfaketime,
+ * where installed), as the other faked stores' clocks do between faults, but is never stepped or made to drift while
+ * the server runs: the library can then hand a thread of this multi-threaded server the machine's time instead
+ * ({@link RateClock} says why and what was measured). The driver gets a
  * socket timeout so that a call on a blackholed or frozen link ends (a real deployment needs one as well).
  */
 final class MariaDbTopology implements CampaignTopology {
@@ -32,7 +34,8 @@ final class MariaDbTopology implements CampaignTopology {
 
     private boolean paused;
 
-    private final Optional<FakedClock> clock = FakedClock.create("mariadb").map(ClockFaults::prepare);
+    private final Optional<RateClock> clock = RateClock.create("mariadb", 0,
+            Double.parseDouble(ClockFaults.BASE_RATE_PERCENT) / 100);
 
     MariaDbTopology() {
         Optional<MariaDbTestServer> started = MariaDbTestServer.startNew(true);
@@ -40,9 +43,10 @@ final class MariaDbTopology implements CampaignTopology {
                 + MariaDbTestServer.missing());
         this.server = started.get();
         clock.ifPresent(faked -> {
-            // Restarted under the faked clock, which UTC_TIMESTAMP(6) (leases and tokens) then reads.
+            // Restarted under the faked clock, which UTC_TIMESTAMP(6) (leases and tokens) then reads; every later
+            // start goes on from the offset it reached.
             server.stop();
-            server.environment(faked.environment());
+            server.environment(faked::environment);
             server.start();
         });
         try (HikariDataSource setup = server.pool(1)) {
@@ -69,15 +73,12 @@ final class MariaDbTopology implements CampaignTopology {
 
     @Override
     public long fixedLeaseMillis() {
-        return ClockFaults.fixedLeaseMillis(clock);
+        return ClockFaults.fixedLeaseMillis(clock.isPresent());
     }
 
     @Override
     public List<FaultKind> serverFaults() {
-        List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.KILL_SERVER, FaultKind.RESTART_SERVER,
-                FaultKind.PAUSE_SERVER));
-        faults.addAll(ClockFaults.kinds(clock));
-        return faults;
+        return List.of(FaultKind.KILL_SERVER, FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
     }
 
     @Override
@@ -93,9 +94,6 @@ final class MariaDbTopology implements CampaignTopology {
                 server.pause();
                 paused = true;
                 return new Injected("SIGSTOP mariadbd, SIGCONT", this::resume);
-            case CLOCK_STEP:
-            case CLOCK_DRIFT:
-                return ClockFaults.inject(kind, clock.orElseThrow(), random, duration);
             default:
                 throw new IllegalArgumentException("mariadb cannot inject " + kind);
         }
@@ -110,7 +108,6 @@ final class MariaDbTopology implements CampaignTopology {
 
     @Override
     public void heal() {
-        clock.ifPresent(FakedClock::stopDrift);
         resume();
         if (!server.isRunning()) {
             server.start();
@@ -120,10 +117,9 @@ final class MariaDbTopology implements CampaignTopology {
     @Override
     public String guarantee() {
         return "Mutual exclusion and increasing tokens across crashes: a lock is a committed InnoDB row (flushed at "
-                + "every commit), and the token comes from the row and the database clock in the same transaction. "
-                + "Unavailable (fail closed) while the database is down, frozen or unreachable. Its clock may run up "
-                + "to 0.9 % fast or step forward, gaining at most 10 ms in any second: inside the holders' drift "
-                + "margin.";
+                + "every commit), and the token comes from the row and the database clock in the same statement. "
+                + "Unavailable (fail closed) while the database is down, frozen or unreachable. Its clock runs 0.9 % "
+                + "fast (never stepped while it runs): inside the holders' drift margin.";
     }
 
     @Override
@@ -131,6 +127,5 @@ final class MariaDbTopology implements CampaignTopology {
         links.close();
         resume();
         server.destroy();
-        clock.ifPresent(FakedClock::close);
     }
 }

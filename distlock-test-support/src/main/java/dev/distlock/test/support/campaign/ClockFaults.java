@@ -107,7 +107,15 @@ public final class ClockFaults {
      *         clock, else {@link CampaignTopology#FIXED_LEASE_MILLIS}
      */
     public static long fixedLeaseMillis(Optional<FakedClock> clock) {
-        return clock.isPresent() ? FIXED_LEASE_MILLIS : CampaignTopology.FIXED_LEASE_MILLIS;
+        return fixedLeaseMillis(clock.isPresent());
+    }
+
+    /**
+     * @param faked whether the store's clock is faked (by a {@link FakedClock} or a {@link RateClock})
+     * @return the fixed lease of the campaign's holds on that store, as {@link #fixedLeaseMillis(Optional)}
+     */
+    public static long fixedLeaseMillis(boolean faked) {
+        return faked ? FIXED_LEASE_MILLIS : CampaignTopology.FIXED_LEASE_MILLIS;
     }
 
     /**

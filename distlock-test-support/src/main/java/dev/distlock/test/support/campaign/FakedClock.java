@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * A drift is a series of small steps, one every {@value #TICK_MILLIS} ms. A clock limited by
  * {@link #limitGain(long)} gains at most that much on the machine's clock in any second, whatever steps and drifts
  * add up to: what the engine's drift margin covers.
+ * <p>
+ * Only for a process that reads its clock on one thread (Redis's event loop, a PostgreSQL backend): the library
+ * re-reads the file into buffers its threads share, and another thread may then read the machine's time. A
+ * multi-threaded server takes a {@link RateClock}.
  */
 public final class FakedClock implements AutoCloseable {
 
