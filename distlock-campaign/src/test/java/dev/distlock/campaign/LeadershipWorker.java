@@ -58,11 +58,21 @@ final class LeadershipWorker implements LeadershipListener, AutoCloseable {
 
     private volatile @Nullable Leadership leadership;
 
-    private volatile @Nullable LockHandle lease;
+    private @Nullable LockHandle lease;
 
-    private volatile long grantedNanos;
+    private long grantedNanos;
 
     private volatile boolean closed;
+
+    /**
+     * Guards {@link #lease}, {@link #grantedNanos} and {@link #revokedUnbegun} and orders the sink's calls: a term is
+     * reported begun before it is reported ended. ({@code revoked} runs on the candidate's thread and may come while
+     * {@code granted} runs: a term once was reported ended, then begun again, then cut by a kill.)
+     */
+    private final Object terms = new Object();
+
+    /** {@code revoked} came before {@code granted} recorded its term: the worker never counts on that term. */
+    private boolean revokedUnbegun;
 
     LeadershipWorker(long seed, LockLoop.LostLeases lost, Sink sink) {
         this.lost = lost;
@@ -81,10 +91,16 @@ final class LeadershipWorker implements LeadershipListener, AutoCloseable {
 
     @Override
     public void granted(String group, LockHandle granted) {
-        long now = System.nanoTime();
-        lease = granted;
-        grantedNanos = now;
-        sink.granted(granted.fencingToken(), now);
+        synchronized (terms) {
+            if (revokedUnbegun) {
+                revokedUnbegun = false;
+                return; // told revoked already: as an application would, the worker does not lead
+            }
+            long now = System.nanoTime();
+            lease = granted;
+            grantedNanos = now;
+            sink.granted(granted.fencingToken(), now);
+        }
         if (listenerRandom.nextInt(4) == 0) {
             // The leader's first work, done inline: the behaviour under test (revoked must not wait for it).
             sleep(Duration.ofMillis(200 + listenerRandom.nextInt(1800)));
@@ -93,15 +109,19 @@ final class LeadershipWorker implements LeadershipListener, AutoCloseable {
 
     @Override
     public void revoked(String group) {
-        long now = System.nanoTime();
-        LockHandle ended = lease;
-        lease = null;
-        if (ended == null) {
-            return;
+        synchronized (terms) {
+            long now = System.nanoTime();
+            LockHandle ended = lease;
+            lease = null;
+            if (ended == null) {
+                // The library tells revoked only after granted began: this term's granted has not recorded it yet.
+                revokedUnbegun = true;
+                return;
+            }
+            long lostAt = lost.reportedAt(ended);
+            sink.revoked(ended.fencingToken(), grantedNanos, now, Math.min(now, lostAt), lostAt <= now);
+            lost.forget(ended);
         }
-        long lostAt = lost.reportedAt(ended);
-        sink.revoked(ended.fencingToken(), grantedNanos, now, Math.min(now, lostAt), lostAt <= now);
-        lost.forget(ended);
     }
 
     /** Gives the leadership up now and then, so that terms follow each other also without faults. */
