@@ -240,8 +240,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
         /**
          * Turns the append-only file on, written on every command ({@code appendfsync always}), so that a server
-         * killed with {@code SIGKILL} and started again has every acknowledged write; rewritten at every 1 MB of
-         * growth (Redis's default is 64 MB), since a restart reads it all: a loaded 60-minute campaign's took 15 s.
+         * killed with {@code SIGKILL} and started again has every acknowledged write; rewritten after every start
+         * and at every 1 MB of growth (Redis's default is 64 MB), since a restart reads it all.
          *
          * @return this builder
          */

@@ -76,4 +76,29 @@ class RedisServerPersistenceTests {
         server.start();
         assertThat(server.call("GET", "k")).isEqualTo(value);
     }
+
+    @Test
+    void appendOnlyFileIsRewrittenAtEveryStartSinceRedisJudgesGrowthFromTheSizeItLoaded() {
+        // Redis's own rewrites off, as they are in effect for a server restarted before its file doubled.
+        RedisServerProcess server = redis.start(RedisServerProcess.builder().appendOnly()
+                .args("--auto-aof-rewrite-percentage", "0"));
+        String value = "v".repeat(1000);
+        for (int i = 0; i < 1500; i++) { // 1.5 MB of history for one key
+            server.call("SET", "k", value);
+        }
+        assertThat(aofSize(server)).as("before the restart").isGreaterThan(1_400_000);
+
+        server.kill();
+        server.start();
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(aofSize(server))
+                .as("after the restart").isLessThan(100_000));
+        assertThat(server.call("GET", "k")).isEqualTo(value);
+    }
+
+    private static long aofSize(RedisServerProcess server) {
+        var persistence = Replies.info(server.call("INFO", "persistence"));
+        assertThat(persistence).containsEntry("aof_rewrite_in_progress", "0");
+        return Long.parseLong(persistence.get("aof_current_size"));
+    }
 }
