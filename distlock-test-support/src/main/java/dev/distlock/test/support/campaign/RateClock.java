@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Here the settings are the environment ({@code FAKETIME="+offset xrate"}), read once at the process's start, and the
  * cache never expires ({@code FAKETIME_CACHE_DURATION}), so no thread ever re-reads them. The price: the clock cannot
- * be stepped or made to drift while the process runs, only run at its rate. {@code MariaDbClockTests} shows both.
+ * be stepped or made to drift while the process runs, only run at its rate. {@code MariaDbClockTests} reads the clock
+ * on three server threads at once (it failed with {@link FakedClock}'s settings).
  */
 public final class RateClock {
 
