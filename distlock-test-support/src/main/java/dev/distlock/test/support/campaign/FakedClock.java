@@ -263,10 +263,8 @@ public final class FakedClock implements AutoCloseable {
     }
 
     private void write() {
-        // libfaketime's relative form, "+1.500000" or "-0.000250" seconds; replaced whole, so that no read sees
-        // half a file.
-        String text = String.format(Locale.ROOT, "%s%d.%06d%n", offsetMicros < 0 ? "-" : "+",
-                Math.abs(offsetMicros) / 1_000_000, Math.abs(offsetMicros) % 1_000_000);
+        // Replaced whole, so that no read sees half a file.
+        String text = offsetText(offsetMicros) + System.lineSeparator();
         try {
             Path next = file.resolveSibling(file.getFileName() + ".next");
             Files.writeString(next, text, StandardCharsets.US_ASCII);
@@ -276,6 +274,15 @@ public final class FakedClock implements AutoCloseable {
         catch (IOException ex) {
             throw new UncheckedIOException("Could not write the clock of " + process + " to " + file, ex);
         }
+    }
+
+    /**
+     * @param micros an offset from the machine's clock, in µs
+     * @return it in libfaketime's relative form, "+1.500000" or "-0.000250" seconds
+     */
+    static String offsetText(long micros) {
+        return String.format(Locale.ROOT, "%s%d.%06d", micros < 0 ? "-" : "+", Math.abs(micros) / 1_000_000,
+                Math.abs(micros) % 1_000_000);
     }
 
     /** Stops any drift; the file goes when the JVM exits (a server may still read it until then). */

@@ -74,8 +74,7 @@ public final class RateClock {
     public synchronized Map<String, String> environment() {
         offsetMicros = offsetMicros();
         startedNanos = System.nanoTime();
-        String faketime = String.format(Locale.ROOT, "%s%d.%06d x%.6f", offsetMicros < 0 ? "-" : "+",
-                Math.abs(offsetMicros) / 1_000_000, Math.abs(offsetMicros) % 1_000_000, 1 + rate);
+        String faketime = FakedClock.offsetText(offsetMicros) + String.format(Locale.ROOT, " x%.6f", 1 + rate);
         return Map.of("LD_PRELOAD", library.toString(), "FAKETIME", faketime, "FAKETIME_CACHE_DURATION",
                 NEVER_EXPIRES, "FAKETIME_DONT_FAKE_MONOTONIC", "1");
     }
