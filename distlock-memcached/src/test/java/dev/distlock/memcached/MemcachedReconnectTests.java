@@ -108,6 +108,9 @@ class MemcachedReconnectTests {
                 100, 10, false, null, 1000, StandardCharsets.UTF_8, NoopMetrics.INSTANCE, 1024 * 1024, null, null,
                 null).toCompletableFuture().get(10, TimeUnit.SECONDS);
         try {
+            // The client's connect ends before the proxy accepted it; a reset before that would reach nothing.
+            await("the proxy accepted the connection").atMost(Duration.ofSeconds(10))
+                    .until(() -> proxy.connections() >= 1);
             proxy.resetConnections();
             await("the connection is closed").atMost(Duration.ofSeconds(10)).until(() -> !raw.isConnected());
             CompletableFuture<RawMemcacheClient> check = AsciiAuthenticationValidator.getInstance().authenticate(raw)

@@ -111,7 +111,7 @@ public final class FaultProxy implements AutoCloseable {
         return mode;
     }
 
-    /** @return how many connections it accepted so far */
+    /** @return how many connections it accepted so far; each counted one is reset by {@link #resetConnections()} */
     public long connections() {
         return connections.get();
     }
@@ -185,8 +185,9 @@ public final class FaultProxy implements AutoCloseable {
                 }
                 return;
             }
-            connections.incrementAndGet();
+            // Counted once resetConnections() can reach it: a caller that saw the count may reset it.
             sockets.add(client);
+            connections.incrementAndGet();
             Thread link = new Thread(() -> connect(client), "proxy-link " + name);
             link.setDaemon(true);
             link.start();
