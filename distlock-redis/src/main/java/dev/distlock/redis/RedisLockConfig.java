@@ -20,9 +20,13 @@ import org.springframework.boot.convert.DurationStyle;
  *        wait
  * @param replicationTimeout how long an acquire waits for those acknowledgements
  *        ({@code distlock.replication.timeout})
+ * @param keepsReleasedTokens whether a release that leaves a lock free keeps its holder's fencing token on the
+ *        server for as long as the released lease, as the floor of the name's next token. Redlock's masters do
+ *        ({@link RedlockStore#connect}): the next majority may lack the master whose clock issued the last token.
+ *        Off by default: a released lock then leaves no key, and one master's tokens follow its own clock.
  */
 public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
-        Duration replicationTimeout) {
+        Duration replicationTimeout, boolean keepsReleasedTokens) {
 
     /** The default of {@code distlock.replication.min-replicas}. */
     public static final String DEFAULT_MIN_REPLICAS = "auto";
@@ -32,7 +36,7 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
 
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
             LockDefaults.COMMAND_TIMEOUT, MinReplicas.parse(DEFAULT_MIN_REPLICAS),
-            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT));
+            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT), false);
 
     /**
      * Validates the settings.
@@ -46,6 +50,19 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
         require(minReplicas != null, "distlock.replication.min-replicas", "must be 'auto' or a whole number >= 0");
         require(replicationTimeout != null && replicationTimeout.toMillis() >= 1, "distlock.replication.timeout",
                 "must be at least 1 ms: " + millis(replicationTimeout));
+    }
+
+    /**
+     * Settings whose releases leave no key.
+     *
+     * @param keyPrefix namespace of every Redis key
+     * @param commandTimeout bound on each Redis call
+     * @param minReplicas replicas that must acknowledge a lock write
+     * @param replicationTimeout how long to wait for them
+     */
+    public RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
+            Duration replicationTimeout) {
+        this(keyPrefix, commandTimeout, minReplicas, replicationTimeout, false);
     }
 
     /**
@@ -77,12 +94,12 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
 
     /** @param keyPrefix the key prefix @return a copy with it */
     public RedisLockConfig withKeyPrefix(String keyPrefix) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, keepsReleasedTokens);
     }
 
     /** @param commandTimeout the Redis call bound @return a copy with it */
     public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, keepsReleasedTokens);
     }
 
     /**
@@ -100,6 +117,11 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
      * @return a copy with them
      */
     public RedisLockConfig withReplication(MinReplicas minReplicas, Duration timeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, keepsReleasedTokens);
+    }
+
+    /** @return a copy whose releases keep the released token (see {@link #keepsReleasedTokens()}) */
+    public RedisLockConfig withReleasedTokensKept() {
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, true);
     }
 }

@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -23,8 +24,6 @@ import dev.distlock.spi.StoreHealth;
 import dev.distlock.spi.StoreTraits;
 import dev.distlock.spi.Waiting;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -58,8 +57,6 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     /** How long a released lock stays reserved for a waiter: a notification and a round trip on a busy machine. */
     static final long HANDOFF_WINDOW_MILLIS = 100;
-
-    private static final Logger log = LoggerFactory.getLogger(RedisLockStore.class);
 
     private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
             RedisLockStore.class.getClassLoader());
@@ -101,18 +98,7 @@ public class RedisLockStore implements LockStore, HandsOver {
         this.config = config;
         boolean lettuce = LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory;
         MinReplicas minReplicas = config.minReplicas();
-        if (!lettuce && !minReplicas.isOff()) {
-            if (!minReplicas.auto()) {
-                throw new IllegalStateException("distlock.replication.min-replicas=" + minReplicas
-                        + " needs the Lettuce client: WAIT must follow the lock write on the same connection, which "
-                        + "a pooled client does not promise; use Lettuce or set it to 0");
-            }
-            log.warn("distlock.replication.min-replicas=auto waits for no replica acknowledgement on this Redis "
-                    + "client ({}): WAIT must follow the lock write on the same connection, which only the Lettuce "
-                    + "client promises. A lock written just before a failover can be lost (and is reported); use "
-                    + "Lettuce for acknowledged locks, or set the property to 0 to silence this warning",
-                    connectionFactory.getClass().getSimpleName());
-        }
+        ReplicaCountLog.checkClient(minReplicas, lettuce, connectionFactory.getClass().getSimpleName());
         this.acknowledging = lettuce && !minReplicas.isOff();
         ReplicaCountLog replicaLog = new ReplicaCountLog();
         this.runner = lettuce ? new LettuceRunner((LettuceConnectionFactory) connectionFactory,
@@ -254,8 +240,12 @@ public class RedisLockStore implements LockStore, HandsOver {
     public CompletionStage<ReleaseResult> release(Lease lease) {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        return runner.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request), channel, name(request),
-                HANDOFF_WINDOW, ScriptMarker.mode(request).wire(), LuaScript.arg(lease.fencingToken()))
+        ScriptMarker mode = ScriptMarker.mode(request);
+        byte[][] args = { LuaScript.owner(request), channel, name(request), HANDOFF_WINDOW, mode.wire(),
+                LuaScript.arg(lease.fencingToken()), LuaScript.arg(request.leaseMillis()) };
+        // Only a Redlock master keeps the released token, for as long as the lease (release.lua's ARGV[7]).
+        int sent = config.keepsReleasedTokens() && mode == ScriptMarker.EXCLUSIVE ? 7 : 6;
+        return runner.eval(LuaScript.RELEASE, keys.of(request), Arrays.copyOf(args, sent))
                 .thenApply(reply -> (Long) reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 

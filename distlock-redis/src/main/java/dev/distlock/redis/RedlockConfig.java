@@ -64,8 +64,9 @@ public record RedlockConfig(List<String> nodes, String keyPrefix, Duration comma
         return nodes.size() / 2 + 1;
     }
 
-    /** @return the settings of each master's own store */
+    /** @return the settings of each master's own store: no replicas waited for, released tokens kept */
     RedisLockConfig nodeConfig() {
-        return new RedisLockConfig(keyPrefix, commandTimeout, 0, RedisLockConfig.defaults().replicationTimeout());
+        return new RedisLockConfig(keyPrefix, commandTimeout, 0, RedisLockConfig.defaults().replicationTimeout())
+                .withReleasedTokensKept();
     }
 }

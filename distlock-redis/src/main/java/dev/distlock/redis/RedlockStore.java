@@ -18,7 +18,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * majority) over one {@link RedisLockStore} per master, through the store SPI alone. What is Redis-specific is only
  * here: the masters are given as {@code distlock.redlock.nodes} URIs, each gets a connection factory of its own, and
  * every master is connected at start-up so that the first acquire does not pay for N connections. The fencing token
- * is the highest token of the granting masters; each master issues tokens that follow its clock.
+ * is the highest token of the granting masters; each master issues tokens that follow its clock, above a released
+ * lock's token, which it keeps for as long as the lease ({@link RedisLockConfig#keepsReleasedTokens()}): the next
+ * majority may lack the master whose clock is ahead.
  */
 public class RedlockStore extends QuorumLockStore {
 

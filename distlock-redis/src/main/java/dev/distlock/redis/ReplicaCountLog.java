@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * replica online lists none (all disconnected, or resyncing to a master promoted by a failover: exactly when a
  * second failover would lose unacknowledged locks), and when it waits again. One per store, shared by its
  * connections, so that each master's change is logged once: a WARN when its replicas are gone, an INFO when one is
- * back. A master that never had a replica online is not reported: that is a plain single Redis.
+ * back. A master that never had a replica online is not reported: that is a plain single Redis. And, once per store,
+ * when the client cannot wait for replicas at all.
  */
 final class ReplicaCountLog {
 
@@ -31,6 +32,29 @@ final class ReplicaCountLog {
     }
 
     private final ConcurrentMap<String, Seen> masters = new ConcurrentHashMap<>();
+
+    /**
+     * Fails, or warns for {@code auto}, when replicas must acknowledge lock writes on a client that cannot wait for
+     * them: {@code WAIT} must follow the write on the same connection, which only Lettuce promises.
+     *
+     * @param minReplicas {@code distlock.replication.min-replicas}
+     * @param lettuce whether the connection factory is Lettuce's
+     * @param client how messages name the connection factory
+     */
+    static void checkClient(MinReplicas minReplicas, boolean lettuce, String client) {
+        if (!lettuce && !minReplicas.isOff()) {
+            if (!minReplicas.auto()) {
+                throw new IllegalStateException("distlock.replication.min-replicas=" + minReplicas
+                        + " needs the Lettuce client: WAIT must follow the lock write on the same connection, which "
+                        + "a pooled client does not promise; use Lettuce or set it to 0");
+            }
+            log.warn("distlock.replication.min-replicas=auto waits for no replica acknowledgement on this Redis "
+                    + "client ({}): WAIT must follow the lock write on the same connection, which only the Lettuce "
+                    + "client promises. A lock written just before a failover can be lost (and is reported); use "
+                    + "Lettuce for acknowledged locks, or set the property to 0 to silence this warning",
+                    client);
+        }
+    }
 
     /**
      * @param master how log messages name the master

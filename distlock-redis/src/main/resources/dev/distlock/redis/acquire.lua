@@ -10,6 +10,8 @@
 --                       "~<owner token>:<fencing token>"  the same, written by an older version's release.lua with
 --                                                          the last holder's token: the next token is above it
 --                       "#<permits>:<last fencing token>" permit holders hold it (a semaphore, see below)
+--                       "!<fencing token>"                free: a Redlock master's release kept the released
+--                                                          lease's token (see release.lua), the next token is above it
 --                       absent                            free
 -- KEYS[2] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> arrival (server µs)
 -- KEYS[3] readers key   "<prefix>:{<name>}:readers" sorted set: owner token -> end of its lease (server ms)
@@ -42,7 +44,8 @@ local FIRST, RETRY, CONFIRM = '0', '1', 'h' -- ARGV[4]
 local EXCLUSIVE, SHARED, PERMIT = 'w', 'r', 'p' -- ARGV[5]
 local READERS = 'r'                  -- the lock key's value while readers hold it
 local PERMITS = 35                   -- string.byte('#'): the value starts with it while permit holders hold it
-                                     -- (owner tokens are base64url: none starts with '#', '=', '~' or is 'r')
+                                     -- (owner tokens are base64url: none starts with '#', '=', '~', '!' or is 'r')
+local FLOOR = 33                     -- string.byte('!'): the value starts with it while free with a released token
 local HANDED = 61                    -- string.byte('='): the value starts with it while handed to a waiter
 local RESERVED = 126                 -- string.byte('~'): an older version's hand-over (the last holder's token)
 local FLAGGED = 43                   -- string.byte('+'): the value ends with it while someone waits
@@ -128,9 +131,9 @@ end
 -- Longer than the engine's fallback re-check (500 ms), so that a waiter that was not woken still claims in time.
 local UNANNOUNCED_RESERVATION_MS = 1000
 
-local function acquire_permit(current)
+local function acquire_permit(current, floor)
     local permits = tonumber(ARGV[6])
-    local last_fence = 0
+    local last_fence = floor
     if current then
         if string.byte(current, 1) ~= PERMITS then
             return mismatch(1) -- a lock, readers or a reservation for a lock's waiter
@@ -199,8 +202,15 @@ local function acquire_permit(current)
 end
 
 local current = redis.call('GET', KEYS[1])
+-- A free name whose released token was kept: every request is served as on a free name, above that token (the
+-- digits after '!': an older version's refusal may have flagged it with a "+").
+local floor = 0
+if current and string.byte(current, 1) == FLOOR then
+    floor = tonumber(string.match(current, '%d+'))
+    current = nil
+end
 if ARGV[5] == PERMIT then
-    return acquire_permit(current)
+    return acquire_permit(current, floor)
 end
 if current and string.byte(current, 1) == PERMITS then
     return mismatch(permits_of(current)) -- held with permits: a lock or read/write lock of the name is refused
@@ -215,7 +225,7 @@ if confirming then
         return refuse(current)
     end
 end
-local last_fence = 0
+local last_fence = floor
 local handed_fence
 if current then
     if handed(current) then
@@ -258,7 +268,8 @@ end
 -- ever issued for the name was at most the clock when it was issued, so a token is above all earlier ones even
 -- when Redis forgot them (a restart from an older snapshot, a failover to a replica that lagged, a released key that
 -- was deleted): strictly increasing as long as the server clock does not go back by more than the time between two
--- holders. A hand-over already issued the token, by the same rule, when the release ran: the waiter may have
+-- holders; on a Redlock master, whose release keeps the released token for a lease, as long as the masters' clocks
+-- agree within a lease (another majority's token is above the kept one). A hand-over already issued the token, by the same rule, when the release ran: the waiter may have
 -- started on it (StoreEvents.handedOver), and this attempt confirms it.
 local now = now_us()
 local fence = handed_fence or math.max(last_fence + 1, now)

@@ -5,7 +5,7 @@
 -- Readers and permit holders: the one whose lease ends last, with its token from the permits key (readers keep
 -- none: '0'). A lock handed over to a waiter ('=' or '~') is described as that waiter's.
 local current = redis.call('GET', KEYS[1])
-if not current then
+if not current or string.byte(current, 1) == 33 then -- '!': free, a Redlock master keeps the released token
     return {}
 end
 local waiters = redis.call('ZCARD', KEYS[2])

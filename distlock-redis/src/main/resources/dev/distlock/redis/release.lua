@@ -8,6 +8,9 @@
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
 --         reply never came), 'f' an operator's force release: whoever holds the lock loses it
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
+-- ARGV[7] for 'w', on a Redlock master only: a lease in ms. A release that leaves the lock free keeps the holder's
+--         token for that long, as "!<token>", the floor of the next token (acquire.lua): the next majority may lack
+--         the master whose clock issued it. Absent: the key is deleted.
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it,
 -- nor was it being handed over).
 
@@ -20,12 +23,18 @@ local RESERVED = 126                            -- string.byte('~'): an older ve
 local PERMITS = 35                              -- string.byte('#'): "#<permits>:<last token>" while permits are held
 local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
 
+local FLOOR = 33                                -- string.byte('!'): "!<token>" free, the released token kept
+
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
--- "+"), is GET and DEL; a released lock leaves no key behind.
+-- "+"), is GET and DEL; a released lock leaves no key behind (on a Redlock master, its token for a lease).
 if ARGV[5] == EXCLUSIVE then
     local current = redis.call('GET', KEYS[1])
     if current and string.byte(current, -1) ~= FLAGGED and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
-        redis.call('DEL', KEYS[1])
+        if ARGV[7] then
+            redis.call('SET', KEYS[1], '!' .. ARGV[6], 'PX', ARGV[7])
+        else
+            redis.call('DEL', KEYS[1])
+        end
         return 1
     end
 end
@@ -49,6 +58,15 @@ local function handed_fence(value)
     return fence
 end
 
+-- Leaves the lock free: deleted, or on a Redlock master "!<fence>" for ARGV[7] ms (a token, not a reader's '0').
+local function free(fence)
+    if ARGV[7] and tonumber(fence) > 0 then
+        redis.call('SET', KEYS[1], '!' .. fence, 'PX', ARGV[7])
+    else
+        redis.call('DEL', KEYS[1])
+    end
+end
+
 -- Hands the lock to the waiter that came first, with its fencing token (issued now, as acquire.lua issues one:
 -- above the last and at least the server clock in µs), and tells it:
 -- "<name>\n<waiter's owner token>\n<token>\n<server clock in µs>". The clock goes beside the token because the token
@@ -58,7 +76,7 @@ end
 local function hand_off(fence)
     local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
     if not next then
-        redis.call('DEL', KEYS[1])
+        free(fence)
         return
     end
     redis.call('ZREM', KEYS[2], next)
@@ -147,12 +165,12 @@ end
 -- current: the lock key's value, known to start with "<token>:"
 local function release_exclusive(current, fence)
     local flagged = string.byte(current, -1) == FLAGGED
-    if not flagged then
-        redis.call('DEL', KEYS[1])
-        return 1
-    end
     if not fence then
-        fence = string.sub(current, #token + 2, -2)
+        fence = string.sub(current, #token + 2, flagged and -2 or -1)
+    end
+    if not flagged then
+        free(fence)
+        return 1
     end
     hand_off(fence)
     return 1
@@ -166,7 +184,7 @@ if mode == PERMIT then
 end
 local current = redis.call('GET', KEYS[1])
 if mode == FORCE then
-    if not current then
+    if not current or string.byte(current, 1) == FLOOR then
         return 0
     end
     if handed(current) then
