@@ -21,7 +21,7 @@ import org.springframework.boot.convert.DurationStyle;
  * @param replicationTimeout how long an acquire waits for those acknowledgements
  *        ({@code distlock.replication.timeout})
  * @param keepsReleasedTokens whether a release that leaves a lock free keeps its holder's fencing token on the
- *        server for as long as the released lease, as the floor of the name's next token. Redlock's masters do
+ *        server for a second (the lease, when shorter), as the floor of the name's next token. Redlock's masters do
  *        ({@link RedlockStore#connect}): the next majority may lack the master whose clock issued the last token.
  *        Off by default: a released lock then leaves no key, and one master's tokens follow its own clock.
  */

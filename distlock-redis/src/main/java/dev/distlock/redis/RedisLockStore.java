@@ -61,6 +61,12 @@ public class RedisLockStore implements LockStore, HandsOver {
     private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
             RedisLockStore.class.getClassLoader());
 
+    /**
+     * How long a Redlock master keeps a released token ({@link RedisLockConfig#keepsReleasedTokens()}), or the lease
+     * when shorter: far above the masters' clock disagreement under NTP, and a released name's key is gone within it.
+     */
+    static final long KEPT_TOKEN_MILLIS = 1000;
+
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
 
     /** The owner argument of a force release, which checks no owner. */
@@ -242,8 +248,8 @@ public class RedisLockStore implements LockStore, HandsOver {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         ScriptMarker mode = ScriptMarker.mode(request);
         byte[][] args = { LuaScript.owner(request), channel, name(request), HANDOFF_WINDOW, mode.wire(),
-                LuaScript.arg(lease.fencingToken()), LuaScript.arg(request.leaseMillis()) };
-        // Only a Redlock master keeps the released token, for as long as the lease (release.lua's ARGV[7]).
+                LuaScript.arg(lease.fencingToken()), LuaScript.arg(Math.min(request.leaseMillis(), KEPT_TOKEN_MILLIS)) };
+        // Only a Redlock master keeps the released token (release.lua's ARGV[7]).
         int sent = config.keepsReleasedTokens() && mode == ScriptMarker.EXCLUSIVE ? 7 : 6;
         return runner.eval(LuaScript.RELEASE, keys.of(request), Arrays.copyOf(args, sent))
                 .thenApply(reply -> (Long) reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);

@@ -19,7 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * here: the masters are given as {@code distlock.redlock.nodes} URIs, each gets a connection factory of its own, and
  * every master is connected at start-up so that the first acquire does not pay for N connections. The fencing token
  * is the highest token of the granting masters; each master issues tokens that follow its clock, above a released
- * lock's token, which it keeps for as long as the lease ({@link RedisLockConfig#keepsReleasedTokens()}): the next
+ * lock's token, which it keeps for a second ({@link RedisLockConfig#keepsReleasedTokens()}): the next
  * majority may lack the master whose clock is ahead.
  */
 public class RedlockStore extends QuorumLockStore {

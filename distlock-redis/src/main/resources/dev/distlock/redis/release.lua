@@ -8,7 +8,7 @@
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
 --         reply never came), 'f' an operator's force release: whoever holds the lock loses it
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
--- ARGV[7] for 'w', on a Redlock master only: a lease in ms. A release that leaves the lock free keeps the holder's
+-- ARGV[7] for 'w', on a Redlock master only: ms, a second or the lease when shorter (RedisLockStore). A release that leaves the lock free keeps the holder's
 --         token for that long, as "!<token>", the floor of the next token (acquire.lua): the next majority may lack
 --         the master whose clock issued it. Absent: the key is deleted.
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it,
@@ -26,7 +26,7 @@ local FLAGGED = 43                              -- string.byte('+'): the value e
 local FLOOR = 33                                -- string.byte('!'): "!<token>" free, the released token kept
 
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
--- "+"), is GET and DEL; a released lock leaves no key behind (on a Redlock master, its token for a lease).
+-- "+"), is GET and DEL; a released lock leaves no key behind (on a Redlock master, its token for a second).
 if ARGV[5] == EXCLUSIVE then
     local current = redis.call('GET', KEYS[1])
     if current and string.byte(current, -1) ~= FLAGGED and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
