@@ -2,7 +2,6 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -247,12 +246,15 @@ public class RedisLockStore implements LockStore, HandsOver {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         ScriptMarker mode = ScriptMarker.mode(request);
-        byte[][] args = { LuaScript.owner(request), channel, name(request), HANDOFF_WINDOW, mode.wire(),
-                LuaScript.arg(lease.fencingToken()), LuaScript.arg(Math.min(request.leaseMillis(), KEPT_TOKEN_MILLIS)) };
-        // Only a Redlock master keeps the released token (release.lua's ARGV[7]).
-        int sent = config.keepsReleasedTokens() && mode == ScriptMarker.EXCLUSIVE ? 7 : 6;
-        return runner.eval(LuaScript.RELEASE, keys.of(request), Arrays.copyOf(args, sent))
-                .thenApply(reply -> (Long) reply == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
+        byte[] owner = LuaScript.owner(request);
+        byte[] token = LuaScript.arg(lease.fencingToken());
+        // Only a Redlock master keeps the released token (release.lua's ARGV[7]): a second, or the lease when shorter.
+        CompletableFuture<Object> reply = config.keepsReleasedTokens() && mode == ScriptMarker.EXCLUSIVE
+                ? runner.eval(LuaScript.RELEASE, keys.of(request), owner, channel, name(request), HANDOFF_WINDOW,
+                        mode.wire(), token, LuaScript.arg(Math.min(request.leaseMillis(), KEPT_TOKEN_MILLIS)))
+                : runner.eval(LuaScript.RELEASE, keys.of(request), owner, channel, name(request), HANDOFF_WINDOW,
+                        mode.wire(), token);
+        return reply.thenApply(released -> (Long) released == 1 ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
     /** The release script without the owner check; the next holder's token follows the server clock as ever. */
