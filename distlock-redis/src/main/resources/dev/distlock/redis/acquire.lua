@@ -269,8 +269,9 @@ end
 -- when Redis forgot them (a restart from an older snapshot, a failover to a replica that lagged, a released key that
 -- was deleted): strictly increasing as long as the server clock does not go back by more than the time between two
 -- holders; on a Redlock master, whose release keeps the released token for a second, as long as the masters'
--- clocks agree within a second (the next majority's token is above the kept one). A hand-over already issued the token, by the same rule, when the release ran: the waiter may have
--- started on it (StoreEvents.handedOver), and this attempt confirms it.
+-- clocks agree within a second (the next majority's token is above the kept one). A hand-over already issued the
+-- token, by the same rule, when the release ran: the waiter may have started on it (StoreEvents.handedOver), and
+-- this attempt confirms it.
 local now = now_us()
 local fence = handed_fence or math.max(last_fence + 1, now)
 if retry then

@@ -8,9 +8,10 @@
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
 --         reply never came), 'f' an operator's force release: whoever holds the lock loses it
 -- ARGV[6] for 'w': the holder's fencing token, passed on to the next holder
--- ARGV[7] for 'w', on a Redlock master only: ms, a second or the lease when shorter (RedisLockStore). A release that leaves the lock free keeps the holder's
---         token for that long, as "!<token>", the floor of the next token (acquire.lua): the next majority may lack
---         the master whose clock issued it. Absent: the key is deleted.
+-- ARGV[7] for 'w', on a Redlock master only: ms, a second or the lease when shorter (RedisLockStore). A release
+--         that leaves the lock free keeps the holder's token for that long, as "!<token>", the floor of the next
+--         token (acquire.lua): the next majority may lack the master whose clock issued it. Absent: the key is
+--         deleted.
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it,
 -- nor was it being handed over).
 
@@ -22,7 +23,6 @@ local HANDED = 61                               -- string.byte('='): the value s
 local RESERVED = 126                            -- string.byte('~'): an older version's hand-over
 local PERMITS = 35                              -- string.byte('#'): "#<permits>:<last token>" while permits are held
 local FLAGGED = 43                              -- string.byte('+'): the value ends with it while someone waits
-
 local FLOOR = 33                                -- string.byte('!'): "!<token>" free, the released token kept
 
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
