@@ -30,7 +30,9 @@ public class RedlockStore extends QuorumLockStore {
 
     /**
      * @param config the settings
-     * @param nodes one store per master, in the order of {@code config.nodes()}
+     * @param nodes one store per master, in the order of {@code config.nodes()}, each keeping released tokens
+     *        ({@link RedisLockConfig#withReleasedTokensKept()})
+     * @throws IllegalArgumentException when there is not one store per master, or one does not keep released tokens
      */
     public RedlockStore(RedlockConfig config, List<RedisLockStore> nodes) {
         this(config, nodes, List.of());
@@ -46,6 +48,11 @@ public class RedlockStore extends QuorumLockStore {
         if (nodes.size() != config.nodes().size()) {
             throw new IllegalArgumentException("One store per Redlock node: " + config.nodes().size() + " nodes, "
                     + nodes.size() + " stores");
+        }
+        // Without them the next majority, lacking the master whose clock is ahead, could issue a lower token.
+        if (!nodes.stream().allMatch(node -> node.config().keepsReleasedTokens())) {
+            throw new IllegalArgumentException("Every Redlock node's store must keep released tokens "
+                    + "(RedisLockConfig.withReleasedTokensKept()), or fencing tokens follow the masters' clocks");
         }
         return nodes;
     }

@@ -10,8 +10,7 @@
 --                       "~<owner token>:<fencing token>"  the same, written by an older version's release.lua with
 --                                                          the last holder's token: the next token is above it
 --                       "#<permits>:<last fencing token>" permit holders hold it (a semaphore, see below)
---                       "!<fencing token>"                free: a Redlock master's release kept the released
---                                                          lease's token (see release.lua), the next token is above it
+--                       "!<fencing token>"                free, a Redlock master's kept token: the next is above it
 --                       absent                            free
 -- KEYS[2] waiters key   "<prefix>:{<name>}:waiters" sorted set: owner token -> arrival (server µs)
 -- KEYS[3] readers key   "<prefix>:{<name>}:readers" sorted set: owner token -> end of its lease (server ms)
@@ -202,8 +201,7 @@ local function acquire_permit(current, floor)
 end
 
 local current = redis.call('GET', KEYS[1])
--- A free name whose released token was kept: every request is served as on a free name, above that token (the
--- digits after '!': an older version's refusal may have flagged it with a "+").
+-- A kept token ("!<token>", release.lua; an older version's refusal may have flagged it "+"): free, served above it.
 local floor = 0
 if current and string.byte(current, 1) == FLOOR then
     floor = tonumber(string.match(current, '%d+'))

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.LockType;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
@@ -252,5 +253,51 @@ class RedisLockStoreTests {
         held.unlock();
         waiter.get(10, TimeUnit.SECONDS);
         pool.shutdown();
+    }
+
+    /**
+     * A Redlock master's store ({@link RedisLockConfig#keepsReleasedTokens()}): the released lock leaves
+     * {@code "!<token>"} for a second (within the 2 s lease here), a free name to everyone. {@code RedlockClockTests}
+     * shows why, on masters whose clocks disagree.
+     */
+    @Test
+    void aStoreThatKeepsReleasedTokensLeavesTheTokenForASecondOnAFreeName() {
+        StoreLockService a = keepingTokens();
+        StringRedisTemplate redis = nodes.redis(server);
+        LockHandle handle = a.lock("released");
+        handle.unlock();
+        assertThat(redis.opsForValue().get("kept:{released}")).isEqualTo("!" + handle.fencingToken());
+        assertThat(redis.getExpire("kept:{released}", TimeUnit.MILLISECONDS)).as("a second, within the 2 s lease")
+                .isBetween(1L, RedisLockStore.KEPT_TOKEN_MILLIS);
+        assertThat(a.describe("released")).as("free to describe").isEmpty();
+        assertThat(a.forceRelease("released")).as("nobody to force out").isFalse();
+        assertThat(redis.opsForValue().get("kept:{released}")).as("the force release kept it")
+                .isEqualTo("!" + handle.fencingToken());
+        await("the kept token expires").atMost(Duration.ofSeconds(10))
+                .until(() -> !Boolean.TRUE.equals(redis.hasKey("kept:{released}")));
+    }
+
+    @Test
+    void theNextTokenIsAboveAKeptOneForEveryLockType() {
+        StoreLockService a = keepingTokens();
+        StringRedisTemplate redis = nodes.redis(server);
+        long ahead = 9_000_000_000_000_000L; // far above the server clock (µs), as a master ahead issues it
+        LockOptions now = LockOptions.defaults().withWaitTime(Duration.ZERO);
+        redis.opsForValue().set("kept:{exclusive}", "!" + ahead, Duration.ofSeconds(2));
+        redis.opsForValue().set("kept:{shared}", "!" + ahead, Duration.ofSeconds(2));
+        // As an older version's refusal leaves it: it took the kept token for a held lock and flagged it.
+        redis.opsForValue().set("kept:{permits}", "!" + ahead + "+", Duration.ofSeconds(2));
+        try (LockHandle exclusive = a.tryLock("exclusive", now).orElseThrow();
+                LockHandle shared = a.tryLock("shared", now.withType(LockType.READ)).orElseThrow();
+                LockHandle permit = a.tryLock("permits", now.withPermits(2)).orElseThrow()) {
+            assertThat(exclusive.fencingToken()).isEqualTo(ahead + 1);
+            assertThat(shared.fencingToken()).isEqualTo(ahead + 1);
+            assertThat(permit.fencingToken()).isEqualTo(ahead + 1);
+        }
+    }
+
+    private StoreLockService keepingTokens() {
+        return nodes.node(server, config.withLeaseTime(Duration.ofSeconds(2)),
+                LockNodes.redisConfig("kept").withReleasedTokensKept());
     }
 }

@@ -16,7 +16,10 @@ import dev.distlock.test.support.campaign.FakedClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -24,7 +27,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * than the time between them, and the next majority lacks the master whose clock is ahead: each master kept the
  * released token (release.lua). The fault campaign found the opposite after an hour of clock drift (masters 48 ms
  * apart, holders 12 to 20 ms apart). Here one master of three runs 10 s ahead (libfaketime; without it the test is
- * skipped, saying so) and a frozen master decides which majority grants.
+ * skipped, saying so) and a frozen master decides which majority grants. A Redlock of stores that would not keep
+ * released tokens is refused.
  */
 class RedlockClockTests {
 
@@ -79,6 +83,16 @@ class RedlockClockTests {
         finally {
             masters.get(0).resume();
         }
+    }
+
+    @Test
+    void aRedlockOfStoresThatDoNotKeepReleasedTokensIsRefused() {
+        List<String> uris = List.of("redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3");
+        LettuceConnectionFactory factory = new LettuceConnectionFactory("127.0.0.1", 1);
+        List<RedisLockStore> plain = uris.stream().map(uri -> new RedisLockStore(factory, RedisLockConfig.defaults()
+                .withReplication(0, Duration.ofSeconds(1)))).toList();
+        assertThatIllegalArgumentException().isThrownBy(() -> new RedlockStore(new RedlockConfig(uris, "clock",
+                Duration.ofMillis(500)), plain)).withMessageContaining("withReleasedTokensKept");
     }
 
     private static long serverMicros(RedisServerProcess server) {
