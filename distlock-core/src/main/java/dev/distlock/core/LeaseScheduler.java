@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * fixed-lease expiries and hold-at-least releases.
  * <p>
  * <b>Renewals.</b> Every {@code lease-time / 3} the store renews every watchdog lease in batch calls of up to
- * {@value StoreCalls#RENEWAL_BATCH} leases sent at once ({@link dev.distlock.spi.LockStore#renew}), each bounded by
+ * {@value StoreCalls#RENEWAL_BATCH} leases, {@value StoreCalls#RENEWALS_IN_FLIGHT} at the store at a time
+ * ({@link dev.distlock.spi.LockStore#renew}), each bounded by
  * {@code distlock.command-timeout} from the previous one's answer ({@link StoreCalls#renew}); each answer is applied
  * to the {@link StoreLease} it is for, whichever thread holds it by then. A lease is lost when the store says it is
  * gone or owned by another, or when its deadline passes without a successful renewal (store unreachable).

@@ -36,12 +36,16 @@ import org.slf4j.LoggerFactory;
  * {@link LockUnavailableException} (fail closed). An attempt whose answer the caller did not take is undone with
  * {@link LockStore#cancel}, chained on the attempt's own stage, so the undo goes out strictly after the attempt and
  * a grant that arrives late never holds the lock for a whole lease. Renewals go to the store in batches of at most
- * {@link #RENEWAL_BATCH}, and their results are mapped back one per lease.
+ * {@link #RENEWAL_BATCH}, at most {@link #RENEWALS_IN_FLIGHT} at the store at once, and their results are mapped back
+ * one per lease.
  */
 final class StoreCalls {
 
     /** The most leases per renewal call; larger sets are sent as several calls at once. */
     static final int RENEWAL_BATCH = 500;
+
+    /** The most batch calls of a renewal round at the store at once; the next is sent when one answers. */
+    static final int RENEWALS_IN_FLIGHT = 4;
 
     private static final Logger log = LoggerFactory.getLogger(StoreCalls.class);
 
@@ -195,18 +199,16 @@ final class StoreCalls {
      */
     List<RenewalResult> renew(List<? extends Lease> leases) {
         long deadline = System.nanoTime() + timeoutNanos;
-        List<CompletionStage<List<RenewalResult>>> sent = new ArrayList<>();
-        for (int from = 0; from < leases.size(); from += RENEWAL_BATCH) {
-            List<? extends Lease> batch = leases.subList(from, Math.min(leases.size(), from + RENEWAL_BATCH));
-            try {
-                sent.add(store.renew(batch));
-            }
-            catch (RuntimeException ex) {
-                sent.add(CompletableFuture.failedFuture(ex));
-            }
+        int batches = (leases.size() + RENEWAL_BATCH - 1) / RENEWAL_BATCH;
+        List<CompletionStage<List<RenewalResult>>> sent = new ArrayList<>(batches);
+        // A few batches at the store at once, the next sent when one answers: the store stays busy, and a lock call
+        // on its connection waits behind a few batches, not behind the whole round (2,000 batches, seconds of Redis
+        // time, at a million held locks).
+        for (int i = 0; i < Math.min(batches, RENEWALS_IN_FLIGHT); i++) {
+            sent.add(renewBatch(leases, i));
         }
         List<RenewalResult> results = new ArrayList<>(leases.size());
-        for (int i = 0; i < sent.size(); i++) {
+        for (int i = 0; i < batches; i++) {
             int size = Math.min(RENEWAL_BATCH, leases.size() - i * RENEWAL_BATCH);
             List<RenewalResult> answer;
             try {
@@ -228,8 +230,23 @@ final class StoreCalls {
                 answer = Collections.nCopies(size, RenewalResult.ERROR);
             }
             results.addAll(answer);
+            if (i + RENEWALS_IN_FLIGHT < batches) {
+                // Past the deadline the store answers nothing in time: the rest of the round is not piled onto it.
+                sent.add(deadline - System.nanoTime() > 0 ? renewBatch(leases, i + RENEWALS_IN_FLIGHT)
+                        : CompletableFuture.failedFuture(new IllegalStateException("not sent: the round timed out")));
+            }
         }
         return results;
+    }
+
+    private CompletionStage<List<RenewalResult>> renewBatch(List<? extends Lease> leases, int batch) {
+        int from = batch * RENEWAL_BATCH;
+        try {
+            return store.renew(leases.subList(from, Math.min(leases.size(), from + RENEWAL_BATCH)));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
     }
 
     /** @return the store's health, or down when it did not answer within the timeout */

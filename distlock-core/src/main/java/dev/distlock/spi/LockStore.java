@@ -130,8 +130,8 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * Renews watchdog leases by their request's lease time, each only if it is still the owner. The engine passes
-     * at most {@code RENEWAL_BATCH} leases of distinct requests per call; a store sends them in as few round trips
-     * as it can. Never called on a {@link StoreTraits.LeaseKind#SESSION SESSION} store.
+     * at most {@code RENEWAL_BATCH} leases of distinct requests per call, and at most a few calls at a time; a store
+     * sends them in as few round trips as it can. Never called on a {@link StoreTraits.LeaseKind#SESSION SESSION} store.
      *
      * @param leases the leases to renew
      * @return exactly one result per lease, in the order of {@code leases}: renewed, lost (gone or taken), or error
