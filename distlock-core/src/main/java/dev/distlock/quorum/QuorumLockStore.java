@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * expired. Renewals go to every node: a lease is renewed with a majority, lost when a majority can no longer renew
  * it, else unknown (an error). Health is up with a majority of healthy nodes.</li>
  * </ul>
- * Nodes are started with no release notifications: nobody queues on them, and a node's own undos would wake every
- * waiter. Waiters try again after the random delay instead. Fencing tokens increase across holders when the nodes'
+ * Nobody queues on the nodes: waiters try again after the random delay. A node that tells of a release all the same
+ * (a Redlock master, whose refusals flag the holder so that its release publishes the name) wakes every waiter of the
+ * name, which then tries at once ({@link NodeEvents}). Fencing tokens increase across holders when the nodes'
  * tokens follow their clocks (keep the nodes' clocks in step) or carry on from the released lease's token.
  * <p>
  * Open for extension: a subclass may do store-specific work in {@link #start} and {@link #close} (e.g. connect
@@ -111,12 +112,11 @@ public class QuorumLockStore implements LockStore {
         return nodes;
     }
 
-    /** Starts every node, with no release notifications (see the class comment). */
+    /** Starts every node; a node's release wakes every waiter of the name (see the class comment). */
     @Override
     public void start(StoreEvents events) {
-        for (LockStore node : nodes) {
-            node.start(StoreEvents.NONE);
-        }
+        NodeEvents fromNodes = new NodeEvents(events);
+        nodes.forEach(node -> node.start(fromNodes));
     }
 
     @Override

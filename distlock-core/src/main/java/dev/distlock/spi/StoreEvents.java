@@ -15,8 +15,7 @@ import org.jspecify.annotations.Nullable;
 public interface StoreEvents {
 
     /**
-     * Events nobody listens to: for a store started by something other than the engine, e.g. a node of a
-     * {@link dev.distlock.quorum.QuorumLockStore}, which nobody queues on.
+     * Events nobody listens to: for a store started by something other than the engine, or before it starts one.
      */
     StoreEvents NONE = new StoreEvents() {
 

@@ -20,13 +20,15 @@ import org.springframework.boot.convert.DurationStyle;
  *        wait
  * @param replicationTimeout how long an acquire waits for those acknowledgements
  *        ({@code distlock.replication.timeout})
- * @param keepsReleasedTokens whether a release that leaves a lock free keeps its holder's fencing token on the
- *        server for a second (the lease, when shorter), as the floor of the name's next token. Redlock's masters do
- *        ({@link RedlockStore#connect}): the next majority may lack the master whose clock issued the last token.
- *        Off by default: a released lock then leaves no key, and one master's tokens follow its own clock.
+ * @param redlockMaster whether the server is one of Redlock's masters ({@link RedlockStore#connect}), whose callers
+ *        are a quorum that polls instead of queueing. Then a release that leaves a lock free keeps its holder's
+ *        fencing token on the server for a second (the lease, when shorter), as the floor of the name's next token:
+ *        the next majority may lack the master whose clock issued the last token. And a refused attempt flags the
+ *        holder, so that its release publishes the name and the pollers try at once. Off by default: a released
+ *        lock then leaves no key, and one master's tokens follow its own clock.
  */
 public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
-        Duration replicationTimeout, boolean keepsReleasedTokens) {
+        Duration replicationTimeout, boolean redlockMaster) {
 
     /** The default of {@code distlock.replication.min-replicas}. */
     public static final String DEFAULT_MIN_REPLICAS = "auto";
@@ -94,12 +96,12 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
 
     /** @param keyPrefix the key prefix @return a copy with it */
     public RedisLockConfig withKeyPrefix(String keyPrefix) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, keepsReleasedTokens);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster);
     }
 
     /** @param commandTimeout the Redis call bound @return a copy with it */
     public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, keepsReleasedTokens);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster);
     }
 
     /**
@@ -117,11 +119,11 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
      * @return a copy with them
      */
     public RedisLockConfig withReplication(MinReplicas minReplicas, Duration timeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, keepsReleasedTokens);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, redlockMaster);
     }
 
-    /** @return a copy whose releases keep the released token (see {@link #keepsReleasedTokens()}) */
-    public RedisLockConfig withReleasedTokensKept() {
+    /** @return a copy for one of Redlock's masters (see {@link #redlockMaster()}) */
+    public RedisLockConfig asRedlockMaster() {
         return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, true);
     }
 }

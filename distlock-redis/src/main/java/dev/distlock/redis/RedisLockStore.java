@@ -61,7 +61,7 @@ public class RedisLockStore implements LockStore, HandsOver {
             RedisLockStore.class.getClassLoader());
 
     /**
-     * How long a Redlock master keeps a released token ({@link RedisLockConfig#keepsReleasedTokens()}), or the lease
+     * How long a Redlock master keeps a released token ({@link RedisLockConfig#redlockMaster()}), or the lease
      * when shorter: far above the masters' clock disagreement under NTP, and a released name's key is gone within it.
      */
     static final long KEPT_TOKEN_MILLIS = 1000;
@@ -169,10 +169,12 @@ public class RedisLockStore implements LockStore, HandsOver {
         byte[] lease = LuaScript.arg(request.leaseMillis());
         byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
         byte[] mode = ScriptMarker.mode(request).wire();
-        // The number of permits only for a request of permits: a lock's acquire carries no more than it needs.
-        byte[][] args = (request.mode() instanceof LockMode.Permits)
-                ? new byte[][] { owner, lease, wait, kind.wire(), mode, LuaScript.arg(request.permits()) }
-                : new byte[][] { owner, lease, wait, kind.wire(), mode };
+        // ARGV[6] (permits) only for permits or before a Redlock master's ARGV[7]: no more than the script reads.
+        byte[][] args = config.redlockMaster() ? new byte[][] { owner, lease, wait, kind.wire(), mode,
+                LuaScript.arg(request.permits()), ScriptMarker.POLLED.wire() }
+                : (request.mode() instanceof LockMode.Permits)
+                        ? new byte[][] { owner, lease, wait, kind.wire(), mode, LuaScript.arg(request.permits()) }
+                        : new byte[][] { owner, lease, wait, kind.wire(), mode };
         if (!acknowledging) {
             return acquires.eval(LuaScript.ACQUIRE, keys.of(request), args)
                     .handle((reply, error) -> AcquireReplies.attempt(request, reply, error));
@@ -249,7 +251,7 @@ public class RedisLockStore implements LockStore, HandsOver {
         byte[] owner = LuaScript.owner(request);
         byte[] token = LuaScript.arg(lease.fencingToken());
         // Only a Redlock master keeps the released token (release.lua's ARGV[7]): a second, or the lease when shorter.
-        CompletableFuture<Object> reply = config.keepsReleasedTokens() && mode == ScriptMarker.EXCLUSIVE
+        CompletableFuture<Object> reply = config.redlockMaster() && mode == ScriptMarker.EXCLUSIVE
                 ? runner.eval(LuaScript.RELEASE, keys.of(request), owner, channel, name(request), HANDOFF_WINDOW,
                         mode.wire(), token, LuaScript.arg(Math.min(request.leaseMillis(), KEPT_TOKEN_MILLIS)))
                 : runner.eval(LuaScript.RELEASE, keys.of(request), owner, channel, name(request), HANDOFF_WINDOW,

@@ -67,6 +67,6 @@ public record RedlockConfig(List<String> nodes, String keyPrefix, Duration comma
     /** @return the settings of each master's own store: no replicas waited for, released tokens kept */
     RedisLockConfig nodeConfig() {
         return new RedisLockConfig(keyPrefix, commandTimeout, 0, RedisLockConfig.defaults().replicationTimeout())
-                .withReleasedTokensKept();
+                .asRedlockMaster();
     }
 }

@@ -19,7 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * here: the masters are given as {@code distlock.redlock.nodes} URIs, each gets a connection factory of its own, and
  * every master is connected at start-up so that the first acquire does not pay for N connections. The fencing token
  * is the highest token of the granting masters; each master issues tokens that follow its clock, above a released
- * lock's token, which it keeps for a second ({@link RedisLockConfig#keepsReleasedTokens()}): the next
+ * lock's token, which it keeps for a second ({@link RedisLockConfig#redlockMaster()}): the next
  * majority may lack the master whose clock is ahead.
  */
 public class RedlockStore extends QuorumLockStore {
@@ -30,9 +30,9 @@ public class RedlockStore extends QuorumLockStore {
 
     /**
      * @param config the settings
-     * @param nodes one store per master, in the order of {@code config.nodes()}, each keeping released tokens
-     *        ({@link RedisLockConfig#withReleasedTokensKept()})
-     * @throws IllegalArgumentException when there is not one store per master, or one does not keep released tokens
+     * @param nodes one store per master, in the order of {@code config.nodes()}, each configured as a Redlock master
+     *        ({@link RedisLockConfig#asRedlockMaster()})
+     * @throws IllegalArgumentException when there is not one store per master, or one is not configured so
      */
     public RedlockStore(RedlockConfig config, List<RedisLockStore> nodes) {
         this(config, nodes, List.of());
@@ -50,9 +50,9 @@ public class RedlockStore extends QuorumLockStore {
                     + nodes.size() + " stores");
         }
         // Without them the next majority, lacking the master whose clock is ahead, could issue a lower token.
-        if (!nodes.stream().allMatch(node -> node.config().keepsReleasedTokens())) {
-            throw new IllegalArgumentException("Every Redlock node's store must keep released tokens "
-                    + "(RedisLockConfig.withReleasedTokensKept()), or fencing tokens follow the masters' clocks");
+        if (!nodes.stream().allMatch(node -> node.config().redlockMaster())) {
+            throw new IllegalArgumentException("Every Redlock node's store must be configured as a Redlock master "
+                    + "(RedisLockConfig.asRedlockMaster()), or fencing tokens follow the masters' clocks");
         }
         return nodes;
     }

@@ -22,7 +22,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /**
  * The one pub/sub subscription of the application: when a release hands a lock to a waiter, {@code release.lua}
  * publishes the lock name, that waiter's owner token and its fencing token on {@code <prefix>:released}, and this
- * tells the engine ({@link HandOverEvents#handedOver}), which lets that waiter start and wakes the others of the name.
+ * tells the engine ({@link HandOverEvents#handedOver}), which lets that waiter start and wakes the others of the name
+ * (the messages: {@link ReleaseMessages}).
  * <p>
  * Once subscribed, the client re-subscribes by itself after Redis comes back. Until the first subscription
  * succeeds (Redis down at start-up), a daemon thread retries with a fresh container (a container that failed to
@@ -58,6 +59,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     });
 
     private volatile @Nullable RedisMessageListenerContainer container;
+
 
     private volatile boolean closed;
 
@@ -124,20 +126,8 @@ final class ReleaseSubscriber implements AutoCloseable {
      *        each then only wakes the waiters of its name
      */
     void start(StoreEvents events, @Nullable HandOverEvents handOvers) {
-        HandOverEvents sink = handOvers != null ? handOvers : new HandOverEvents() {
-
-            @Override
-            public void handedOver(String name, String handedTo, long fencingToken, long handedAtMicros,
-                    Duration window) {
-                events.released(name, handedTo);
-            }
-
-            @Override
-            public void kept(String name, String keptFor, Duration window) {
-                events.released(name, keptFor);
-            }
-        };
-        retries.execute(() -> subscribe(sink));
+        ReleaseMessages messages = new ReleaseMessages(events, handOvers, handOverUsable, handOverWindow);
+        retries.execute(() -> subscribe(messages));
     }
 
     /** @return whether the subscription is active (for tests) */
@@ -146,11 +136,11 @@ final class ReleaseSubscriber implements AutoCloseable {
         return current != null && current.isListening();
     }
 
-    private void subscribe(HandOverEvents events) {
+    private void subscribe(ReleaseMessages messages) {
         if (closed) {
             return;
         }
-        RedisMessageListenerContainer next = newContainer(events);
+        RedisMessageListenerContainer next = newContainer(messages);
         try {
             next.start();
             if (next.isListening()) {
@@ -174,7 +164,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         if (!closed) {
             long delay = nextRetryMillis;
             nextRetryMillis = Math.min(delay * 2, maxRetryMillis);
-            retries.schedule(() -> subscribe(events), delay, TimeUnit.MILLISECONDS);
+            retries.schedule(() -> subscribe(messages), delay, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -192,7 +182,7 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    private RedisMessageListenerContainer newContainer(HandOverEvents events) {
+    private RedisMessageListenerContainer newContainer(ReleaseMessages messages) {
         RedisMessageListenerContainer next = new RedisMessageListenerContainer();
         next.setConnectionFactory(connectionFactory);
         // Should the subscription itself fail later, the container retries with the same back-off.
@@ -201,57 +191,10 @@ final class ReleaseSubscriber implements AutoCloseable {
         next.setRecoveryBackoff(recovery);
         // Dispatch on the client's thread: the work is a map lookup and an unpark, cheaper than a thread hop.
         next.setTaskExecutor(Runnable::run);
-        next.addMessageListener((message, pattern) -> dispatch(new String(message.getBody(), StandardCharsets.UTF_8),
-                events), new ChannelTopic(channel));
+        next.addMessageListener((message, pattern) -> messages.dispatch(new String(message.getBody(),
+                StandardCharsets.UTF_8)), new ChannelTopic(channel));
         next.afterPropertiesSet();
         return next;
-    }
-
-    /**
-     * "<lock name>\n<owner token of the waiter it was handed to>\n<its fencing token>\n<server clock in µs>" from a
-     * lock's store hand-over, or "<lock name>\n<owner token>" from a permit's release: read from the end, since owner
-     * tokens and numbers never contain a newline and a name may. An older version's hand-over (the token without
-     * the clock) only wakes its waiter: the engine starts early only on the server's clock (review 4, F6).
-     */
-    private void dispatch(String body, HandOverEvents events) {
-        int last = body.lastIndexOf('\n');
-        if (last <= 0) {
-            return;
-        }
-        int before = body.lastIndexOf('\n', last - 1);
-        int token = before > 0 ? body.lastIndexOf('\n', before - 1) : -1;
-        String tail = body.substring(last + 1);
-        if (token > 0 && isDigits(tail) && isDigits(body.substring(before + 1, last))) {
-            String name = body.substring(0, token);
-            String handedTo = LuaScript.ownerToken(body.substring(token + 1, before));
-            if (handOverUsable.test(name)) {
-                events.handedOver(name, handedTo, Long.parseLong(body.substring(before + 1, last)),
-                        Long.parseLong(tail), handOverWindow);
-            }
-            else {
-                events.kept(name, handedTo, handOverWindow);
-            }
-        }
-        else if (before > 0 && isDigits(tail)) {
-            events.kept(body.substring(0, before), LuaScript.ownerToken(body.substring(before + 1, last)),
-                    handOverWindow);
-        }
-        else {
-            events.kept(body.substring(0, last), LuaScript.ownerToken(tail), handOverWindow);
-        }
-    }
-
-    /** A fencing token: 1 to 18 decimal digits (an owner token has 22 characters). */
-    private static boolean isDigits(String text) {
-        if (text.isEmpty() || text.length() > 18) {
-            return false;
-        }
-        for (int i = 0; i < text.length(); i++) {
-            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -35,7 +35,13 @@ enum ScriptMarker {
     CANCEL('c'),
 
     /** {@code release.lua} ARGV[5]: an operator's force release, whoever holds the lock. */
-    FORCE('f');
+    FORCE('f'),
+
+    /**
+     * {@code acquire.lua} ARGV[7], on a Redlock master only: its caller is a quorum, which polls instead of queueing;
+     * a refusal flags the holder, so that its release publishes the name and the pollers try at once.
+     */
+    POLLED('1');
 
     private final byte[] wire;
 

@@ -26,15 +26,15 @@
 --                       (passed with a request of permits only)
 -- ARGV[5] 'w' exclusive, 'r' shared, 'p' one of several permits
 -- ARGV[6] for 'p': the number of permits of the name (every caller of a name must ask with the same number)
+-- ARGV[7] '1' on a Redlock master: a refusal flags the holder, unqueued (the quorum polls): its release wakes them
 -- Returns the fencing token (> 0) when acquired, else -(server ms * 1024 + ms after which trying again makes sense,
 -- from 1 to 1023): the server's clock at the refusal tells the caller whether a hand-over it hears of later was
 -- issued after this refusal (RedisLockStore decodes it); an error reply "DISTLOCK_PERMITS <n>" when the name is held
 -- with another number of permits (n; 1 for a lock).
 --
--- Permits: the holders are the readers key's members (owner token -> end of its lease), their tokens in the permits
--- key. A request is granted while fewer than <permits> hold the name and fewer waiters came before it than permits
--- are free, so waiters are served in arrival order; a release reserves the freed permit for the longest waiter
--- (release.lua), which claims it with the token given then, or loses it after the hand-off window.
+-- Permits: the holders are the readers key's members (owner token -> lease end), their tokens in the permits key.
+-- Granted while fewer than <permits> hold the name and fewer waiters came first than permits are free (arrival
+-- order); a release reserves the freed permit for the longest waiter (release.lua) for the hand-off window.
 -- All keys share the {<name>} hash tag, so the script runs on one Redis Cluster slot.
 
 -- The marker bytes of the arguments (ScriptMarker on the Java side) and of the lock key's value. They are part of
@@ -49,8 +49,8 @@ local HANDED = 61                    -- string.byte('='): the value starts with 
 local RESERVED = 126                 -- string.byte('~'): an older version's hand-over (the last holder's token)
 local FLAGGED = 43                   -- string.byte('+'): the value ends with it while someone waits
 
--- The uncontended path first, before anything else is set up (Redis pays for every statement the script runs):
--- a first exclusive attempt on a free lock is TIME and SET NX. Its fencing token is the clock, as below.
+-- The uncontended path first (Redis pays for every statement the script runs): a first exclusive attempt on a free
+-- lock is TIME and SET NX. Its fencing token is the clock, as below.
 if ARGV[4] == FIRST and ARGV[5] == EXCLUSIVE then
     local now = redis.call('TIME')
     local fence = now[1] .. string.format('%06d', now[2])
@@ -84,7 +84,8 @@ local function handed(value)
 end
 
 -- Not acquired: record the caller as a waiter in arrival order (if it will wait), flag an exclusive holder so
--- that its release hands the lock over, and tell the caller when to try again without a notification.
+-- that its release hands the lock over (or, on a Redlock master, wakes the pollers), and tell the caller when to try
+-- again without a notification.
 local function refuse(current)
     local now = now_us()
     if wait > 0 then
@@ -95,17 +96,12 @@ local function refuse(current)
         if current == READERS and not shared then
             redis.call('SET', KEYS[4], token, 'PX', WRITER_INTENT_MS)
         end
-        if current and current ~= READERS and not handed(current) and string.byte(current, -1) ~= FLAGGED then
-            redis.call('APPEND', KEYS[1], '+')
-        end
     end
-    local ttl
-    if current then
-        ttl = redis.call('PTTL', KEYS[1])
-    else
-        ttl = redis.call('PTTL', KEYS[4])
+    if (wait > 0 or ARGV[7]) and current and current ~= READERS and not handed(current)
+            and string.byte(current, -1) ~= FLAGGED then
+        redis.call('APPEND', KEYS[1], '+')
     end
-    return busy(ttl, now)
+    return busy(redis.call('PTTL', current and KEYS[1] or KEYS[4]), now)
 end
 
 -- "p3:1700000000000000" -> 3, 1700000000000000

@@ -12,6 +12,7 @@
 --         that leaves the lock free keeps the holder's token for that long, as "!<token>", the floor of the next
 --         token (acquire.lua): the next majority may lack the master whose clock issued it. Absent: the key is
 --         deleted.
+-- On a Redlock master a release of a flagged lock with nobody queued publishes "<name>\n": pollers try now.
 -- Returns 1 when released, 0 when the lease had expired or another owner holds the lock (for 'f': nobody held it,
 -- nor was it being handed over).
 
@@ -76,6 +77,10 @@ end
 local function hand_off(fence)
     local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
     if not next then
+        if ARGV[7] then
+            -- A Redlock master: the refusals that flagged the lock were a quorum's polls. "<name>\n" wakes them all.
+            redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n')
+        end
         free(fence)
         return
     end

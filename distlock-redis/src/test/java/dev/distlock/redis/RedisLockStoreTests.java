@@ -256,7 +256,7 @@ class RedisLockStoreTests {
     }
 
     /**
-     * A Redlock master's store ({@link RedisLockConfig#keepsReleasedTokens()}): the released lock leaves
+     * A Redlock master's store ({@link RedisLockConfig#redlockMaster()}): the released lock leaves
      * {@code "!<token>"} for a second (within the 2 s lease here), a free name to everyone. {@code RedlockClockTests}
      * shows why, on masters whose clocks disagree.
      */
@@ -298,6 +298,6 @@ class RedisLockStoreTests {
 
     private StoreLockService keepingTokens() {
         return nodes.node(server, config.withLeaseTime(Duration.ofSeconds(2)),
-                LockNodes.redisConfig("kept").withReleasedTokensKept());
+                LockNodes.redisConfig("kept").asRedlockMaster());
     }
 }

@@ -92,7 +92,7 @@ class RedlockClockTests {
         List<RedisLockStore> plain = uris.stream().map(uri -> new RedisLockStore(factory, RedisLockConfig.defaults()
                 .withReplication(0, Duration.ofSeconds(1)))).toList();
         assertThatIllegalArgumentException().isThrownBy(() -> new RedlockStore(new RedlockConfig(uris, "clock",
-                Duration.ofMillis(500)), plain)).withMessageContaining("withReleasedTokensKept");
+                Duration.ofMillis(500)), plain)).withMessageContaining("asRedlockMaster");
     }
 
     private static long serverMicros(RedisServerProcess server) {
