@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * counts against it. The fencing token is the highest of the granting nodes' tokens; the holder asking again while
  * its grant surely holds gets that same token, whichever majority answers ({@link GrantedTokens}).</li>
  * <li>Otherwise every node's grant is undone, each undo strictly after that node's own attempt (a late grant is
- * undone too), and the answer is busy after a random delay of 20 to 120 ms, so that callers that split the votes do
- * not collide again at once. The next attempt of the same request does not ask a node that has not answered its
- * undo yet: the attempt could overtake the undo, or be deleted by it (same owner token).</li>
+ * undone too), and the answer is busy after a random delay, so that callers that split the votes do not collide
+ * again at once: under 20 ms when the request won votes, 20 to 120 ms when it won none. The next attempt of the
+ * same request does not ask a node that has not answered its undo yet: the attempt could overtake the undo, or be
+ * deleted by it (same owner token).</li>
  * <li>When so many nodes failed (or did not answer within {@code commandTimeout} plus their own
  * {@link StoreTraits#answerAllowance()}) that no majority can answer, the call fails closed with a
  * {@link LockUnavailableException} that says how many of how many nodes answered.</li>
@@ -50,10 +51,9 @@ import org.slf4j.LoggerFactory;
  * expired. Renewals go to every node: a lease is renewed with a majority, lost when a majority can no longer renew
  * it, else unknown (an error). Health is up with a majority of healthy nodes.</li>
  * </ul>
- * Nobody queues on the nodes: waiters try again after the random delay. A node that tells of a release all the same
- * (a Redlock master, whose refusals flag the holder so that its release publishes the name) wakes every waiter of the
- * name, which then tries at once ({@link NodeEvents}). Fencing tokens increase across holders when the nodes'
- * tokens follow their clocks (keep the nodes' clocks in step) or carry on from the released lease's token.
+ * Nobody queues on the nodes, but a node's release wakes every waiter of the name ({@link NodeEvents}; a Redlock
+ * master tells of one). Fencing tokens increase across holders when the nodes' tokens follow their clocks (keep the
+ * nodes' clocks in step) or carry on from the released lease's token.
  * <p>
  * Open for extension: a subclass may do store-specific work in {@link #start} and {@link #close} (e.g. connect
  * every node up front, close connections it made), calling {@code super}.
@@ -115,8 +115,7 @@ public class QuorumLockStore implements LockStore {
     /** Starts every node; a node's release wakes every waiter of the name (see the class comment). */
     @Override
     public void start(StoreEvents events) {
-        NodeEvents fromNodes = new NodeEvents(events);
-        nodes.forEach(node -> node.start(fromNodes));
+        nodes.forEach(node -> node.start(new NodeEvents(events)));
     }
 
     @Override
@@ -185,8 +184,10 @@ public class QuorumLockStore implements LockStore {
                     + " nodes of " + this + " answered lock '" + request.name() + "' within the command timeout ("
                     + config.commandTimeout().toMillis() + " ms); a majority of " + quorum + " is needed");
         }
-        // A random delay, so that callers that split the votes do not collide again at once.
-        return Attempt.busy(Duration.ofMillis(ThreadLocalRandom.current().nextLong(20, 121)));
+        // Random, so that split callers do not collide again at once; short after a split (the undos may free the
+        // lock), longer when no vote was won (the lock is held: its release wakes the waiters where nodes tell).
+        return Attempt.busy(Duration.ofMillis(count.yes() > 0 ? ThreadLocalRandom.current().nextLong(1, 20)
+                : ThreadLocalRandom.current().nextLong(20, 121)));
     }
 
     /** @return completes (normally) once the node answered the undo sent after the attempt was answered */

@@ -108,6 +108,28 @@ class QuorumLockStoreTests {
                 .isLessThan(COMMAND_TIMEOUT.plus(store.traits().answerAllowance()).plusMillis(500));
     }
 
+    /**
+     * A request that won votes but no majority (a split: the undos may leave the lock free) tries again in under 20 ms;
+     * one that won none (the lock is held, and a node that tells of releases wakes it) after 20 to 120 ms.
+     */
+    @Test
+    void aRequestThatSplitTheVotesTriesAgainSoonerThanOneThatWonNone() throws Exception {
+        QuorumLockStore store = quorumOf(a, b, c);
+        assertThat((answer(b.attempt(request("stock:9", "on-b"), Waiting.LAST_TRY)) instanceof Attempt.Granted))
+                .isTrue();
+        assertThat((answer(c.attempt(request("stock:9", "on-c"), Waiting.LAST_TRY)) instanceof Attempt.Granted))
+                .isTrue();
+        Attempt split = answer(store.attempt(request("stock:9", "third"), Waiting.LAST_TRY));
+        assertThat(split).isInstanceOf(Attempt.Busy.class);
+        assertThat(((Attempt.Busy) split).retryAfter().toMillis()).as("won A, no majority").isBetween(1L, 19L);
+
+        assertThat(answer(store.attempt(request("stock:10", "holder"), Waiting.LAST_TRY))).isInstanceOf(
+                Attempt.Granted.class);
+        Attempt refused = answer(store.attempt(request("stock:10", "other"), Waiting.LAST_TRY));
+        assertThat(refused).isInstanceOf(Attempt.Busy.class);
+        assertThat(((Attempt.Busy) refused).retryAfter().toMillis()).as("held: no vote won").isBetween(20L, 120L);
+    }
+
     @Test
     void splitVotesAnswerBusyUndoTheMinorityGrantAndLaterSucceed() throws Exception {
         QuorumLockStore store = quorumOf(a, b, c);
@@ -118,7 +140,7 @@ class QuorumLockStoreTests {
 
         Attempt split = answer(store.attempt(request("stock:4", "third"), Waiting.LAST_TRY));
         assertThat(split).isInstanceOf(Attempt.Busy.class);
-        assertThat(((Attempt.Busy) split).retryAfter().toMillis()).isBetween(20L, 120L);
+        assertThat(((Attempt.Busy) split).retryAfter().toMillis()).as("no vote won").isBetween(20L, 120L);
         await().atMost(ANSWER_BOUND).until(() -> !c.isLocked("stock:4")); // C's grant undone
 
         answer(b.cancel(onB));
