@@ -64,7 +64,10 @@ public record RedlockConfig(List<String> nodes, String keyPrefix, Duration comma
         return nodes.size() / 2 + 1;
     }
 
-    /** @return the settings of each master's own store: no replicas waited for, released tokens kept */
+    /**
+     * @return the settings of each master's own store: no replicas waited for, configured as a Redlock master
+     *         ({@link RedisLockConfig#redlockMaster()})
+     */
     RedisLockConfig nodeConfig() {
         return new RedisLockConfig(keyPrefix, commandTimeout, 0, RedisLockConfig.defaults().replicationTimeout())
                 .asRedlockMaster();
