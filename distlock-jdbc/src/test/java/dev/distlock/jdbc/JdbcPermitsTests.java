@@ -102,7 +102,7 @@ class JdbcPermitsTests {
                 List<Lease> held = new ArrayList<>();
                 // The holders' lease only has to outlast the checks below: the sweep waits for it to end.
                 for (int i = 0; i < 3; i++) {
-                    held.add(grant(store, permit("rows", "owner-" + i, 3, 2_500)));
+                    held.add(grant(store, permit("rows", "owner-" + i, 3, 1_500)));
                 }
                 assertThat(database.queryValue("SELECT owner_token FROM " + TABLE + " WHERE lock_name = ?", "rows"))
                         .isEqualTo("#3");
