@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
 class HolderCrashContractTests extends ContractNodes {
 
     /** The holder's lease (or session timeout). */
-    private static final long LEASE_MILLIS = 2000;
+    private static final long LEASE_MILLIS = 1500;
 
     /** After the lease: the store's expiry tick (etcd 500 ms, ZooKeeper's) and a busy machine. */
     private static final long SLACK_MILLIS = 2000;
