@@ -16,7 +16,7 @@ final class RedisHealth {
     private RedisHealth() {
     }
 
-    static CompletionStage<StoreHealth> check(RedisRunner runner, ReleaseSubscriber subscriber) {
+    static CompletionStage<StoreHealth> check(RedisRunner runner, ReleaseNotifications subscriber) {
         long start = System.nanoTime();
         return runner.ping().handle((pong, error) -> {
             if (error != null) {

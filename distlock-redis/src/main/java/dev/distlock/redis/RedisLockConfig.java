@@ -26,9 +26,13 @@ import org.springframework.boot.convert.DurationStyle;
  *        the next majority may lack the master whose clock issued the last token. And a refused attempt flags the
  *        holder, so that its release publishes the name and the pollers try at once. Off by default: a released
  *        lock then leaves no key, and one master's tokens follow its own clock.
+ * @param shardedPubsub whether release notifications use sharded pub/sub ({@code distlock.cluster.sharded-pubsub}):
+ *        on Redis Cluster 7+ through Lettuce, a channel per hash slot ({@code SPUBLISH}, {@code SSUBSCRIBE} on
+ *        each master), so that a release's message stays in its shard. Off by default: one channel, whose messages
+ *        Redis Cluster sends to every node.
  */
 public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
-        Duration replicationTimeout, boolean redlockMaster) {
+        Duration replicationTimeout, boolean redlockMaster, boolean shardedPubsub) {
 
     /** The default of {@code distlock.replication.min-replicas}. */
     public static final String DEFAULT_MIN_REPLICAS = "auto";
@@ -38,7 +42,7 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
 
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
             LockDefaults.COMMAND_TIMEOUT, MinReplicas.parse(DEFAULT_MIN_REPLICAS),
-            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT), false);
+            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT), false, false);
 
     /**
      * Validates the settings.
@@ -52,6 +56,20 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
         require(minReplicas != null, "distlock.replication.min-replicas", "must be 'auto' or a whole number >= 0");
         require(replicationTimeout != null && replicationTimeout.toMillis() >= 1, "distlock.replication.timeout",
                 "must be at least 1 ms: " + millis(replicationTimeout));
+    }
+
+    /**
+     * Settings with release notifications on one channel.
+     *
+     * @param keyPrefix namespace of every Redis key
+     * @param commandTimeout bound on each Redis call
+     * @param minReplicas replicas that must acknowledge a lock write
+     * @param replicationTimeout how long to wait for them
+     * @param redlockMaster whether the server is one of Redlock's masters
+     */
+    public RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
+            Duration replicationTimeout, boolean redlockMaster) {
+        this(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster, false);
     }
 
     /**
@@ -96,12 +114,14 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
 
     /** @param keyPrefix the key prefix @return a copy with it */
     public RedisLockConfig withKeyPrefix(String keyPrefix) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster,
+                shardedPubsub);
     }
 
     /** @param commandTimeout the Redis call bound @return a copy with it */
     public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster,
+                shardedPubsub);
     }
 
     /**
@@ -119,11 +139,16 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
      * @return a copy with them
      */
     public RedisLockConfig withReplication(MinReplicas minReplicas, Duration timeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, redlockMaster);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, redlockMaster, shardedPubsub);
     }
 
     /** @return a copy for one of Redlock's masters (see {@link #redlockMaster()}) */
     public RedisLockConfig asRedlockMaster() {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, true);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, true, shardedPubsub);
+    }
+
+    /** @return a copy whose release notifications use sharded pub/sub (see {@link #shardedPubsub()}) */
+    public RedisLockConfig withShardedPubsub() {
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster, true);
     }
 }

@@ -35,7 +35,7 @@ import org.springframework.util.ClassUtils;
  * <li>An attempt is one {@code EVALSHA} of {@code acquire.lua}: ownership, lease and fencing token in one atomic
  * step; a refused caller that will wait is queued in arrival order. A release is one owner-checked {@code EVALSHA}
  * of {@code release.lua}; when someone waits it hands the lock to the longest-waiting one with that waiter's fencing
- * token, for {@value #HANDOFF_WINDOW_MILLIS} ms, and publishes that on the release channel ({@link ReleaseSubscriber}):
+ * token, for {@value #HANDOFF_WINDOW_MILLIS} ms, and publishes that on the release channel ({@link ReleaseNotifications}):
  * the waiter starts at once and its next attempt, sent meanwhile, confirms the lock with the full lease. A cancel is
  * the same script undoing whatever the request holds or registered, and a force release the same script without the
  * owner check.</li>
@@ -86,11 +86,9 @@ public class RedisLockStore implements LockStore, HandsOver {
      */
     private final RedisRunner acquires;
 
-    private final ReleaseSubscriber subscriber;
+    private final ReleaseNotifications notifications;
 
     private final RedisRenewals renewals;
-
-    private final byte[] channel;
 
     /** Whether lock writes wait for replicas ({@code distlock.replication.min-replicas} not 0, on Lettuce). */
     private final boolean acknowledging;
@@ -110,8 +108,7 @@ public class RedisLockStore implements LockStore, HandsOver {
                 config.commandTimeout(), replicaLog) : new ConnectionRunner(connectionFactory, config.commandTimeout());
         this.acquires = !acknowledging ? runner
                 : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout(), replicaLog);
-        this.channel = LockKeys.channel(config.keyPrefix());
-        this.subscriber = new ReleaseSubscriber(connectionFactory, channel, HANDOFF_WINDOW_MILLIS,
+        this.notifications = ReleaseNotifications.of(connectionFactory, lettuce, config, HANDOFF_WINDOW_MILLIS,
                 this::handOverUsable);
         this.renewals = new RedisRenewals(runner, config, acknowledging);
     }
@@ -135,13 +132,13 @@ public class RedisLockStore implements LockStore, HandsOver {
      */
     @Override
     public void start(StoreEvents events) {
-        subscriber.checkPermission(runner, config.commandTimeout());
-        subscriber.start(events, handOvers);
+        notifications.checkPermission(runner, config.commandTimeout());
+        notifications.start(events, handOvers);
     }
 
     /** @return whether release notifications are subscribed (for tests) */
     boolean isSubscribed() {
-        return subscriber.isSubscribed();
+        return notifications.isSubscribed();
     }
 
     @Override
@@ -239,8 +236,9 @@ public class RedisLockStore implements LockStore, HandsOver {
     public CompletionStage<Void> cancel(LockRequest request) {
         refused.cancelled(request);
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        return acquires.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request), channel, name(request),
-                HANDOFF_WINDOW, ScriptMarker.CANCEL.wire()).thenApply(reply -> null);
+        return acquires.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request),
+                notifications.channel(keys), name(request), HANDOFF_WINDOW, ScriptMarker.CANCEL.wire())
+                .thenApply(reply -> null);
     }
 
     @Override
@@ -250,6 +248,7 @@ public class RedisLockStore implements LockStore, HandsOver {
         ScriptMarker mode = ScriptMarker.mode(request);
         byte[] owner = LuaScript.owner(request);
         byte[] token = LuaScript.arg(lease.fencingToken());
+        byte[] channel = notifications.channel(keys);
         // Only a Redlock master keeps the released token (release.lua's ARGV[7]): a second, or the lease when shorter.
         CompletableFuture<Object> reply = config.redlockMaster() && mode == ScriptMarker.EXCLUSIVE
                 ? runner.eval(LuaScript.RELEASE, keys.of(request), owner, channel, name(request), HANDOFF_WINDOW,
@@ -263,8 +262,9 @@ public class RedisLockStore implements LockStore, HandsOver {
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), name);
-        return runner.eval(LuaScript.RELEASE, keys.all(), NO_OWNER, channel, name.getBytes(StandardCharsets.UTF_8),
-                HANDOFF_WINDOW, ScriptMarker.FORCE.wire()).thenApply(reply -> (Long) reply == 1);
+        return runner.eval(LuaScript.RELEASE, keys.all(), NO_OWNER, notifications.channel(keys),
+                name.getBytes(StandardCharsets.UTF_8), HANDOFF_WINDOW, ScriptMarker.FORCE.wire())
+                .thenApply(reply -> (Long) reply == 1);
     }
 
     @Override
@@ -279,7 +279,7 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     @Override
     public CompletionStage<StoreHealth> health() {
-        return RedisHealth.check(runner, subscriber);
+        return RedisHealth.check(runner, notifications);
     }
 
     private static byte[] name(LockRequest request) {
@@ -288,7 +288,7 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     @Override
     public void close() {
-        subscriber.close();
+        notifications.close();
         runner.close();
         acquires.close();
     }

@@ -8,7 +8,7 @@ import dev.distlock.spi.StoreEvents;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the messages of the release channel ({@code release.lua}'s {@code PUBLISH}) and tells the engine:
+ * Reads the messages of the release channels ({@code release.lua}'s {@code PUBLISH} or {@code SPUBLISH}) and tells the engine:
  * <ul>
  * <li>"<lock name>\n<owner token of the waiter it was handed to>\n<its fencing token>\n<server clock in µs>": a
  * lock's store hand-over ({@link HandOverEvents#handedOver}, or only a wake-up of that waiter when the hand-over may

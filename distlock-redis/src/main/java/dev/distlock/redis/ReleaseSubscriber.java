@@ -31,7 +31,7 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * logged once: a WARN at the first failure, DEBUG for the retries, an INFO when subscribed at last. Waiters do not
  * depend on it meanwhile: they re-check the lock on their bounded fallback.
  */
-final class ReleaseSubscriber implements AutoCloseable {
+final class ReleaseSubscriber implements ReleaseNotifications {
 
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
 
@@ -46,6 +46,8 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final RedisConnectionFactory connectionFactory;
 
     private final String channel;
+
+    private final byte[] channelBytes;
 
     private final Duration handOverWindow;
 
@@ -82,6 +84,7 @@ final class ReleaseSubscriber implements AutoCloseable {
             Predicate<String> handOverUsable, long firstRetryMillis, long maxRetryMillis) {
         this.connectionFactory = connectionFactory;
         this.channel = new String(channel, StandardCharsets.UTF_8);
+        this.channelBytes = channel.clone();
         this.handOverWindow = Duration.ofMillis(handOverMillis);
         this.handOverUsable = handOverUsable;
         this.firstRetryMillis = firstRetryMillis;
@@ -89,12 +92,15 @@ final class ReleaseSubscriber implements AutoCloseable {
         this.nextRetryMillis = firstRetryMillis;
     }
 
-    /**
-     * Checks that the Redis user may use the release channel, with a message naming the missing ACL rule. Redis
-     * being unreachable does not fail: locking then fails closed per call until it is back. Waits at most the
-     * command timeout, once at start-up.
-     */
-    void checkPermission(RedisRunner runner, Duration timeout) {
+    /** Every lock's release publishes on the one channel. */
+    @Override
+    public byte[] channel(LockKeys keys) {
+        return channelBytes;
+    }
+
+    /** Waits at most the command timeout, once at start-up. */
+    @Override
+    public void checkPermission(RedisRunner runner, Duration timeout) {
         String channelName = channel;
         Throwable failure = runner.publish(channel.getBytes(StandardCharsets.UTF_8), new byte[0])
                 .handle((receivers, error) -> error)
@@ -118,20 +124,14 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    /**
-     * Subscribes now, or keeps trying in the background until it can.
-     *
-     * @param events where releases go when nobody listens for hand-overs
-     * @param handOvers where hand-overs go, or {@code null} when the engine did not start them (a quorum's node):
-     *        each then only wakes the waiters of its name
-     */
-    void start(StoreEvents events, @Nullable HandOverEvents handOvers) {
+    @Override
+    public void start(StoreEvents events, @Nullable HandOverEvents handOvers) {
         ReleaseMessages messages = new ReleaseMessages(events, handOvers, handOverUsable, handOverWindow);
         retries.execute(() -> subscribe(messages));
     }
 
-    /** @return whether the subscription is active (for tests) */
-    boolean isSubscribed() {
+    @Override
+    public boolean isSubscribed() {
         RedisMessageListenerContainer current = container;
         return current != null && current.isListening();
     }

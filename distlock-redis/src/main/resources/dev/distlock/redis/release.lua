@@ -3,7 +3,9 @@
 -- KEYS[1] lock key, KEYS[2] waiters key, KEYS[3] readers key, KEYS[4] writer key, KEYS[5] permits key (see
 -- acquire.lua; passed for a request of permits and for 'f', whose paths are the only ones that touch it)
 -- ARGV[1] the owner token of the acquisition (empty for 'f')
--- ARGV[2] release channel, ARGV[3] the lock name, ARGV[4] hand-off window in ms
+-- ARGV[2] release channel: "<prefix>:released", or on Redis Cluster with sharded pub/sub the channel of the lock's
+--         slot, "<prefix>:released:{<tag>}" (ShardChannels), published with SPUBLISH (key prefixes have no '{')
+-- ARGV[3] the lock name, ARGV[4] hand-off window in ms
 -- ARGV[5] 'w' release an exclusive lock, 'r' release a shared lock, 'p' release a permit, 'c' the request gave up: forget its waiter
 --         registration and release or pass on whatever it holds (a timeout, an interrupt, or an acquire whose
 --         reply never came), 'f' an operator's force release: whoever holds the lock loses it
@@ -42,6 +44,7 @@ end
 
 local token = ARGV[1]
 local mode = ARGV[5]
+local PUBLISH = string.find(ARGV[2], '{', 1, true) and 'SPUBLISH' or 'PUBLISH'
 
 -- Whether the value is a hand-over to a waiter (see acquire.lua).
 local function handed(value)
@@ -79,7 +82,7 @@ local function hand_off(fence)
     if not next then
         if ARGV[7] then
             -- A Redlock master: the refusals that flagged the lock were a quorum's polls. "<name>\n" wakes them all.
-            redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n')
+            redis.call(PUBLISH, ARGV[2], ARGV[3] .. '\n')
         end
         free(fence)
         return
@@ -89,7 +92,7 @@ local function hand_off(fence)
     local now_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
     local next_fence = string.format('%.0f', math.max(tonumber(fence) + 1, now_us))
     -- Publish before writing: a user without the channel permission fails here, with nothing changed.
-    redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. next_fence .. '\n' .. string.format('%.0f', now_us))
+    redis.call(PUBLISH, ARGV[2], ARGV[3] .. '\n' .. next .. '\n' .. next_fence .. '\n' .. string.format('%.0f', now_us))
     redis.call('SET', KEYS[1], '=' .. next .. ':' .. next_fence, 'PX', ARGV[4])
 end
 
@@ -137,7 +140,7 @@ local function hand_off_permits()
         for _, waiter in ipairs(redis.call('ZRANGE', KEYS[2], 0, free - 1)) do
             last = math.max(last + 1, us)
             redis.call('ZREM', KEYS[2], waiter)
-            redis.call('PUBLISH', ARGV[2], ARGV[3] .. '\n' .. waiter)
+            redis.call(PUBLISH, ARGV[2], ARGV[3] .. '\n' .. waiter)
             redis.call('HSET', KEYS[5], waiter, string.format('%.0f', last))
             redis.call('ZADD', KEYS[3], ms + tonumber(ARGV[4]), waiter)
         end

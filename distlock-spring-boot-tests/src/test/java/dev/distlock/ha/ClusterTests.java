@@ -8,10 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.distlock.LockHandle;
@@ -60,16 +56,15 @@ class ClusterTests {
     }
 
     private ApplicationContextRunner runner(String... properties) {
-        return HaApplications.node(history)
-                .withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.clusterNodes(),
-                        "spring.data.redis.lettuce.cluster.refresh.adaptive=true",
-                        "spring.data.redis.lettuce.cluster.refresh.period=1s", "distlock.key-prefix=cl",
-                        "distlock.wait-time=2s")
-                .withPropertyValues(properties);
+        return nodes().runner(history, "distlock.wait-time=2s").withPropertyValues(properties);
+    }
+
+    private static ClusterNodes nodes() {
+        return new ClusterNodes(cluster, "cl");
     }
 
     private static String key(String name) {
-        return "cl:{" + name + "}";
+        return nodes().key(name);
     }
 
     private static long evalshaCalls(List<RedisServerProcess> masters) {
@@ -148,30 +143,11 @@ class ClusterTests {
         runner().run(a -> runner().run(b -> {
             LockService nodeA = a.getBean(LockService.class);
             LockService nodeB = b.getBean(LockService.class);
-            ExecutorService pool = Executors.newSingleThreadExecutor();
-            try {
-                for (int shard = 0; shard < 3; shard++) {
-                    String name = nameOn(cluster.masters().get(shard), "handoff-" + shard);
-                    List<Long> millis = new ArrayList<>();
-                    for (int round = 0; round < 5; round++) {
-                        LockHandle held = nodeA.lock(name);
-                        Future<Long> acquired = pool.submit(() -> {
-                            try (LockHandle handle = nodeB.lock(name)) {
-                                return System.nanoTime();
-                            }
-                        });
-                        await().atMost(Duration.ofSeconds(5)).until(() -> String.valueOf(
-                                cluster.masterFor(key(name)).call("GET", key(name))).endsWith("+"));
-                        long released = System.nanoTime();
-                        held.unlock();
-                        millis.add(TimeUnit.NANOSECONDS.toMillis(acquired.get(10, TimeUnit.SECONDS) - released));
-                    }
-                    log.info("Hand-off times of '{}' on shard {}: {} ms", name, shard, millis);
-                    assertThat(millis.stream().sorted().toList().get(2)).as("median of " + millis).isLessThan(100);
-                }
-            }
-            finally {
-                pool.shutdown();
+            for (int shard = 0; shard < 3; shard++) {
+                String name = nameOn(cluster.masters().get(shard), "handoff-" + shard);
+                List<Long> millis = nodes().handOffMillis(nodeA, nodeB, name, 5);
+                log.info("Hand-off times of '{}' on shard {}: {} ms", name, shard, millis);
+                assertThat(millis.stream().sorted().toList().get(2)).as("median of " + millis).isLessThan(100);
             }
         }));
     }
@@ -232,13 +208,7 @@ class ClusterTests {
         }));
     }
 
-    /** @return a lock name starting with the prefix whose keys live on the given master */
     private static String nameOn(RedisServerProcess master, String prefix) {
-        for (int i = 0;; i++) {
-            String name = prefix + "-" + i;
-            if (cluster.masterFor(key(name)) == master) {
-                return name;
-            }
-        }
+        return nodes().nameOn(master, prefix);
     }
 }

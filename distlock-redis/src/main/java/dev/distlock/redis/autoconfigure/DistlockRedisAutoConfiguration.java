@@ -39,7 +39,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnClass({ RedisLockStore.class, RedisConnectionFactory.class })
 @ConditionalOnLockStore(RedisLockStoreRegistration.ID)
 @EnableConfigurationProperties({ DistlockProperties.class, RedisReplicationProperties.class,
-        RedlockProperties.class })
+        RedlockProperties.class, RedisClusterProperties.class })
 public final class DistlockRedisAutoConfiguration {
 
     /** Redlock, when {@code distlock.redlock.nodes} lists the masters. */
@@ -65,11 +65,12 @@ public final class DistlockRedisAutoConfiguration {
         @Bean(destroyMethod = "")
         @ConditionalOnMissingBean(LockStore.class)
         RedisLockStore distlockRedisLockStore(RedisConnectionFactory connectionFactory,
-                DistlockProperties properties, RedisReplicationProperties replication) {
+                DistlockProperties properties, RedisReplicationProperties replication,
+                RedisClusterProperties cluster) {
             // Closed by the lock service that uses it.
             return new RedisLockStore(connectionFactory, new RedisLockConfig(properties.keyPrefix(),
                     properties.commandTimeout(), MinReplicas.parse(replication.minReplicas()),
-                    replication.timeout()));
+                    replication.timeout(), false, cluster.shardedPubsub()));
         }
     }
 
