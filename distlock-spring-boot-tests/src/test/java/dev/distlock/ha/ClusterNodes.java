@@ -20,8 +20,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Application nodes on the shared Redis Cluster, configured through {@code spring.data.redis.cluster.*} with
- * Lettuce following the topology, under one key prefix: lock names placed on a chosen master, and hand-offs
- * between two nodes timed from the release.
+ * Lettuce following the topology, under one key prefix: lock names placed on a chosen master, hand-offs between two
+ * nodes timed from the release, and a slot moved between masters.
  *
  * @param cluster the cluster
  * @param keyPrefix the nodes' {@code distlock.key-prefix}
@@ -84,5 +84,22 @@ record ClusterNodes(RedisClusterTopology cluster, String keyPrefix) {
         finally {
             pool.shutdown();
         }
+    }
+
+    /** Moves an empty slot between masters the way {@code redis-cli --cluster reshard} does. */
+    void moveSlot(int slot, RedisServerProcess from, RedisServerProcess to) {
+        String fromId = String.valueOf(from.call("CLUSTER", "MYID"));
+        String toId = String.valueOf(to.call("CLUSTER", "MYID"));
+        String s = String.valueOf(slot);
+        to.call("CLUSTER", "SETSLOT", s, "IMPORTING", fromId);
+        from.call("CLUSTER", "SETSLOT", s, "MIGRATING", toId);
+        to.call("CLUSTER", "SETSLOT", s, "NODE", toId);
+        from.call("CLUSTER", "SETSLOT", s, "NODE", toId);
+        for (RedisServerProcess master : cluster.masters()) {
+            if (!master.equals(from) && !master.equals(to)) {
+                master.call("CLUSTER", "SETSLOT", s, "NODE", toId);
+            }
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.masterOf(slot).equals(to));
     }
 }

@@ -166,20 +166,7 @@ class ClusterReplicaAcknowledgementTests {
         });
     }
 
-    /** Moves an empty slot between masters the way {@code redis-cli --cluster reshard} does. */
     private static void moveSlot(int slot, RedisServerProcess from, RedisServerProcess to) {
-        String fromId = String.valueOf(from.call("CLUSTER", "MYID"));
-        String toId = String.valueOf(to.call("CLUSTER", "MYID"));
-        String s = String.valueOf(slot);
-        to.call("CLUSTER", "SETSLOT", s, "IMPORTING", fromId);
-        from.call("CLUSTER", "SETSLOT", s, "MIGRATING", toId);
-        to.call("CLUSTER", "SETSLOT", s, "NODE", toId);
-        from.call("CLUSTER", "SETSLOT", s, "NODE", toId);
-        for (RedisServerProcess master : cluster.masters()) {
-            if (!master.equals(from) && !master.equals(to)) {
-                master.call("CLUSTER", "SETSLOT", s, "NODE", toId);
-            }
-        }
-        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.masterOf(slot).equals(to));
+        new ClusterNodes(cluster, "ca").moveSlot(slot, from, to);
     }
 }

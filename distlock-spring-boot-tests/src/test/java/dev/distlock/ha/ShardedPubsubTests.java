@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import dev.distlock.InvalidPropertyException;
 import dev.distlock.LockService;
+import dev.distlock.embedded.ClusterSlots;
 import dev.distlock.embedded.RedisClusterTopology;
 import dev.distlock.embedded.RedisServerBinary;
 import dev.distlock.embedded.RedisServerProcess;
@@ -142,6 +143,33 @@ class ShardedPubsubTests {
     }
 
     @Test
+    void aSlotMovedToAnotherMasterIsSubscribedThereAndWakesTheWaiter() {
+        assumeRedis7();
+        RedisServerProcess source = cluster.masters().get(0);
+        RedisServerProcess target = cluster.masters().get(1);
+        String name = nodes().nameOn(source, "moving");
+        int slot = ClusterSlots.slot(nodes().key(name));
+        runner(SHARDED).run(a -> runner(SHARDED).run(b -> {
+            awaitSubscribed(a);
+            awaitSubscribed(b);
+            nodes().moveSlot(slot, source, target);
+            try {
+                // Redis unsubscribed the slot's channel on the source; both nodes subscribe it on the target.
+                await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(target, channelOf(slot)) == 2);
+                List<Long> millis = nodes().handOffMillis(a.getBean(LockService.class), b.getBean(LockService.class),
+                        name, ROUNDS);
+                log.info("Hand-off times of '{}' after its slot moved: {} ms", name, millis);
+                assertThat(millis.stream().sorted().toList().get(ROUNDS / 2)).as("median of " + millis)
+                        .isLessThan(100);
+            }
+            finally {
+                nodes().moveSlot(slot, target, source);
+            }
+        }));
+        history.assertConsistent();
+    }
+
+    @Test
     void aUserWithoutTheChannelPatternIsRefusedAtStartNamingTheAclRule() {
         assumeRedis7();
         // The one channel granted, as for the default: the sharded channels are not.
@@ -206,11 +234,22 @@ class ShardedPubsubTests {
     /** @return how many clients listen on the first sharded release channel the server has subscribers for */
     private static long subscribers(RedisServerProcess server) {
         List<?> channels = (List<?>) server.call("PUBSUB", "SHARDCHANNELS", "sp:released:*");
-        if (channels == null || channels.isEmpty()) {
-            return 0;
-        }
-        List<?> counts = (List<?>) server.call("PUBSUB", "SHARDNUMSUB", String.valueOf(channels.get(0)));
+        return channels == null || channels.isEmpty() ? 0 : subscribers(server, String.valueOf(channels.get(0)));
+    }
+
+    /** @return how many clients listen on the channel on the server */
+    private static long subscribers(RedisServerProcess server, String channel) {
+        List<?> counts = (List<?>) server.call("PUBSUB", "SHARDNUMSUB", channel);
         return counts == null ? 0 : Long.parseLong(String.valueOf(counts.get(1)));
+    }
+
+    /** @return the release channel of a slot: its tag is the smallest number whose text hashes to the slot */
+    private static String channelOf(int slot) {
+        for (int tag = 0;; tag++) {
+            if (ClusterSlots.slot("{" + tag + "}") == slot) {
+                return "sp:released:{" + tag + "}";
+            }
+        }
     }
 
     /** The pub/sub messages the servers sent over the cluster bus ({@code CLUSTER INFO}), summed. */
