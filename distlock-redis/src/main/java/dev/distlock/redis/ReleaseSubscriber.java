@@ -102,7 +102,7 @@ final class ReleaseSubscriber implements ReleaseNotifications {
     @Override
     public void checkPermission(RedisRunner runner, Duration timeout) {
         String channelName = channel;
-        Throwable failure = runner.publish(channel.getBytes(StandardCharsets.UTF_8), new byte[0])
+        Throwable failure = runner.publish(channelBytes, new byte[0])
                 .handle((receivers, error) -> error)
                 .completeOnTimeout(new TimeoutException(), timeout.toNanos(), TimeUnit.NANOSECONDS)
                 .join(); // never fails: the failure is the value

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.lettuce.core.cluster.SlotHash;
 
@@ -35,11 +36,15 @@ final class ShardChannels {
         }
     }
 
+    /** The one channel's name and a colon: every sharded channel's name starts with it. */
     private final String prefix;
+
+    /** Each slot's channel, made when first published on or subscribed: a release allocates none. */
+    private final AtomicReferenceArray<byte[]> bySlot = new AtomicReferenceArray<>(SlotHash.SLOT_COUNT);
 
     /** @param keyPrefix the key prefix ({@code distlock.key-prefix}) */
     ShardChannels(String keyPrefix) {
-        this.prefix = keyPrefix + ":released:{";
+        this.prefix = new String(LockKeys.channel(keyPrefix), StandardCharsets.UTF_8) + ":";
     }
 
     /** @return the channel of a lock's slot */
@@ -49,11 +54,16 @@ final class ShardChannels {
 
     /** @return the channel of a slot */
     byte[] ofSlot(int slot) {
-        return (prefix + Tags.OF_SLOT[slot] + "}").getBytes(StandardCharsets.UTF_8);
+        byte[] channel = bySlot.get(slot);
+        if (channel == null) {
+            channel = (prefix + "{" + Tags.OF_SLOT[slot] + "}").getBytes(StandardCharsets.UTF_8);
+            bySlot.set(slot, channel);
+        }
+        return channel;
     }
 
     /** @return the ACL rule that grants every channel: {@code &<prefix>:released:*} */
     String aclRule() {
-        return "&" + prefix.substring(0, prefix.length() - 1) + "*";
+        return "&" + prefix + "*";
     }
 }
