@@ -26,8 +26,12 @@ import dev.distlock.embedded.RedisServerProcess;
  * executable jar, {@code --sample-jar PATH} or {@code -Ddistlock.sample.jar=PATH}, by default the one in
  * {@code sample-app/target} ({@code ./mvnw -pl sample-app -am package -DskipTests}).
  * Workload L (many held locks) also runs only when named: {@code java -Xmx4g -jar ... --workloads L [--held 100000]}.
+ * So does the contender {@code distlock-batched} ({@code --contenders distlock,distlock-batched,textbook}).
  */
 public final class BenchmarkMain {
+
+    /** The contender with batched scripts, which runs only when named. */
+    private static final String BATCHED = "distlock-batched";
 
     private BenchmarkMain() {
     }
@@ -54,8 +58,8 @@ public final class BenchmarkMain {
                 3, 16, Duration.ofNanos(50_000),
                 Integer.parseInt(options.getOrDefault("footprint-names", quick ? "10000" : "100000")),
                 Duration.ofSeconds(Long.parseLong(options.getOrDefault("footprint-lease", "5"))),
-                Arrays.stream(options.getOrDefault("contenders", String.join(",", allContenders().keySet()))
-                        .split(",")).map(String::trim).toList(),
+                Arrays.stream(options.getOrDefault("contenders", String.join(",", allContenders().keySet().stream()
+                        .filter(id -> !id.equals(BATCHED)).toList())).split(",")).map(String::trim).toList(),
                 List.of(options.getOrDefault("workloads", String.join(",", Settings.ALL_WORKLOADS)).toUpperCase()
                         .split(",")),
                 Arrays.stream(options.getOrDefault("stores", String.join(",", Stores.all())).split(","))
@@ -287,6 +291,7 @@ public final class BenchmarkMain {
     static Map<String, LockContender> allContenders() {
         Map<String, LockContender> all = new LinkedHashMap<>();
         all.put("distlock", new DistlockContender());
+        all.put(BATCHED, new DistlockContender(true));
         all.put("textbook", new TextbookContender());
         all.put("redisson", new RedissonContender());
         all.put("rlr-spin", new RedisLockRegistryContender(RedisLockType.SPIN_LOCK));

@@ -25,15 +25,28 @@ final class DistlockContender implements LockContender {
     /** Wait as long as the other contenders (which wait without bound); the 3 s default would fail waiters in B. */
     static final LockOptions OPTIONS = LockOptions.defaults().withWaitTime(Duration.ofSeconds(60));
 
+    private final boolean batchedScripts;
+
+    /** The default settings. */
+    DistlockContender() {
+        this(false);
+    }
+
+    /** @param batchedScripts whether with {@code distlock.redis.batched-scripts=true} (else the default settings) */
+    DistlockContender(boolean batchedScripts) {
+        this.batchedScripts = batchedScripts;
+    }
+
     @Override
     public String name() {
-        return Report.DISTLOCK;
+        return batchedScripts ? Report.DISTLOCK + ", batched scripts" : Report.DISTLOCK;
     }
 
     @Override
     public String version() {
         return "dev.distlock " + StoreFixtures.version("dev.distlock", "distlock-redis", RedisLockStore.class)
-                + " (this repository), StoreLockService on RedisLockStore with default settings";
+                + " (this repository), StoreLockService on RedisLockStore with "
+                + (batchedScripts ? "`distlock.redis.batched-scripts=true`" : "default settings");
     }
 
     /** {@code LockOptions.withPermits}. */
@@ -58,7 +71,8 @@ final class DistlockContender implements LockContender {
         if (watchdogLease != null) {
             config = config.withLeaseTime(watchdogLease);
         }
-        RedisLockConfig redisConfig = RedisLockConfig.defaults();
+        RedisLockConfig redisConfig = batchedScripts ? RedisLockConfig.defaults().withBatchedScripts()
+                : RedisLockConfig.defaults();
         StoreLockService service = new StoreLockService(new RedisLockStore(factory, redisConfig), config,
                 LockListener.NONE);
         service.start();

@@ -5,7 +5,6 @@ import java.util.concurrent.CompletionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -44,6 +43,8 @@ final class LettuceNode implements RedisNode {
 
     private final ReplicaCountLog replicaLog;
 
+    private final @Nullable ScriptBatcher batcher;
+
     private volatile @Nullable CompletableFuture<Integer> replicas;
 
     private volatile long checkedNanos;
@@ -59,9 +60,13 @@ final class LettuceNode implements RedisNode {
      * @param slotMoved told of a {@code MOVED}/{@code ASK}, so that the slot map is refreshed
      * @param alwaysReplicated true behind Sentinel: counts one replica without asking
      * @param replicaLog told every count asked, to say when a master's replicas are gone or back
+     * @param batcher with batched scripts, off Cluster: the connection's batcher, which scripts and {@code WAIT} go
+     *        through in order
      */
     LettuceNode(RedisClusterAsyncCommands<byte[], byte[]> redis, String name, CommandWatch watch,
-            Runnable slotMoved, boolean alwaysReplicated, ReplicaCountLog replicaLog) {
+            Runnable slotMoved, boolean alwaysReplicated, ReplicaCountLog replicaLog,
+            @Nullable ScriptBatcher batcher) {
+        this.batcher = batcher;
         this.alwaysReplicated = alwaysReplicated;
         this.replicaLog = replicaLog;
         this.replicas = alwaysReplicated ? CompletableFuture.completedFuture(1) : null;
@@ -73,11 +78,11 @@ final class LettuceNode implements RedisNode {
 
     @Override
     public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
-        ScriptOutputType output = script.multiReply() ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        return watch.watch(redis.<Object>evalsha(script.sha1(), output, keys, args).toCompletableFuture()
-                .exceptionallyCompose(ex -> LuaScript.isNoScript(ex)
-                        ? redis.<Object>eval(script.body(), output, keys, args).toCompletableFuture()
-                        : CompletableFuture.failedFuture(ex)))
+        ScriptBatcher batched = batcher;
+        if (batched != null) {
+            return batched.eval(script, keys, args);
+        }
+        return watch.watch(ScriptBatcher.eval(redis, script, keys, args))
                 .exceptionallyCompose(ex -> CompletableFuture.failedFuture(moved(ex)));
     }
 
@@ -104,6 +109,10 @@ final class LettuceNode implements RedisNode {
 
     @Override
     public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+        ScriptBatcher batched = batcher;
+        if (batched != null) {
+            return batched.waitForReplicas(replicas, timeoutMillis);
+        }
         return watch.watch(redis.waitForReplication(replicas, timeoutMillis).toCompletableFuture());
     }
 

@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -35,32 +34,36 @@ final class LettuceRunner implements RedisRunner {
 
     private final ReplicaCountLog replicaLog;
 
+    private final boolean batchedScripts;
+
     /**
      * @param factory the application's connection factory
      * @param commandTimeout the command timeout; behind Sentinel, a connection that answered nothing for twice as
      *        long while commands timed out is replaced
      * @param replicaLog where the masters' replica counts are reported (one per store)
+     * @param batchedScripts whether scripts go through a {@link ScriptBatcher} (ignored on Cluster)
      */
-    LettuceRunner(LettuceConnectionFactory factory, Duration commandTimeout, ReplicaCountLog replicaLog) {
+    LettuceRunner(LettuceConnectionFactory factory, Duration commandTimeout, ReplicaCountLog replicaLog,
+            boolean batchedScripts) {
         this.factory = factory;
+        this.batchedScripts = batchedScripts;
         this.replicaLog = replicaLog;
         this.connection = new LockConnection(factory, commandTimeout);
     }
 
+    /** With batched scripts, off Cluster, scripts go through the connection's {@link ScriptBatcher}. */
     @Override
     public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
         RedisClusterAsyncCommands<byte[], byte[]> open = connection.openCommands();
-        return connection.watch(open != null ? eval(open, script, keys, args) // the hot path
-                : connection.commands().thenCompose(redis -> eval(redis, script, keys, args)));
+        return open != null ? eval(open, script, keys, args) // the hot path
+                : connection.commands().thenCompose(redis -> eval(redis, script, keys, args));
     }
 
-    private static CompletableFuture<Object> eval(RedisClusterAsyncCommands<byte[], byte[]> redis, LuaScript script,
+    private CompletableFuture<Object> eval(RedisClusterAsyncCommands<byte[], byte[]> redis, LuaScript script,
             byte[][] keys, byte[][] args) {
-        ScriptOutputType output = script.multiReply() ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
-        return redis.<Object>evalsha(script.sha1(), output, keys, args).toCompletableFuture()
-                .exceptionallyCompose(ex -> LuaScript.isNoScript(ex)
-                        ? redis.<Object>eval(script.body(), output, keys, args).toCompletableFuture()
-                        : CompletableFuture.failedFuture(ex));
+        ScriptBatcher batcher = nodes(redis).batcher;
+        return batcher != null ? batcher.eval(script, keys, args)
+                : connection.watch(ScriptBatcher.eval(redis, script, keys, args));
     }
 
     @Override
@@ -82,16 +85,7 @@ final class LettuceRunner implements RedisRunner {
      * starts afresh. Behind Sentinel the master always counts as replicated (see {@link LettuceNode}).
      */
     private RedisNode nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[] key) {
-        Nodes known = nodes;
-        if (known == null || known.connection != redis) {
-            synchronized (this) {
-                known = nodes;
-                if (known == null || known.connection != redis) {
-                    known = new Nodes(redis, new ConcurrentHashMap<>());
-                    nodes = known;
-                }
-            }
-        }
+        Nodes known = nodes(redis);
         CommandWatch watch = connection::watch;
         if (redis instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
             RedisClusterNode master = cluster.getStatefulConnection().getPartitions()
@@ -103,11 +97,28 @@ final class LettuceRunner implements RedisRunner {
             String address = uri.getHost() + ":" + uri.getPort();
             return known.byAddress.computeIfAbsent(address, at -> new LettuceNode(
                     cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, watch,
-                    this::refreshSlots, false, replicaLog));
+                    this::refreshSlots, false, replicaLog, null));
         }
         return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", watch,
                 () -> {
-                }, connection.isSentinel(), replicaLog));
+                }, connection.isSentinel(), replicaLog, known.batcher));
+    }
+
+    /** The masters and the script batcher of the connection, made anew for a replaced connection. */
+    private Nodes nodes(RedisClusterAsyncCommands<byte[], byte[]> redis) {
+        Nodes known = nodes;
+        if (known == null || known.connection != redis) {
+            synchronized (this) {
+                known = nodes;
+                if (known == null || known.connection != redis) {
+                    known = new Nodes(redis, new ConcurrentHashMap<>(), !batchedScripts
+                            || redis instanceof RedisAdvancedClusterAsyncCommands ? null
+                                    : new ScriptBatcher(redis, connection::watch));
+                    nodes = known;
+                }
+            }
+        }
+        return known;
     }
 
     /** After a {@code MOVED}: the slot map is stale, ask the cluster for it again (once at a time). */
@@ -118,9 +129,9 @@ final class LettuceRunner implements RedisRunner {
         }
     }
 
-    /** The masters reached on one lock connection. */
+    /** The masters reached on one lock connection, and its script batcher (null without batched scripts). */
     private record Nodes(RedisClusterAsyncCommands<byte[], byte[]> connection,
-            ConcurrentMap<String, RedisNode> byAddress) {
+            ConcurrentMap<String, RedisNode> byAddress, @Nullable ScriptBatcher batcher) {
     }
 
     @Override

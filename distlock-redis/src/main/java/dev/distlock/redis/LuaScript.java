@@ -29,21 +29,47 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
 
     static final LuaScript RENEW = load("renew.lua", true);
 
+    /**
+     * Several calls of {@link #ACQUIRE} and {@link #RELEASE} in one ({@code batch.lua}, {@link ScriptBatcher}): each
+     * script's text becomes a function of its own {@code KEYS} and {@code ARGV}, so a batched call runs the same code.
+     */
+    static final LuaScript BATCH = of("batch.lua", true, String.join("\n",
+            "local acquire = function(KEYS, ARGV)", text(ACQUIRE), "end",
+            "local release = function(KEYS, ARGV)", text(RELEASE), "end",
+            text(read("batch.lua"))).getBytes(StandardCharsets.UTF_8));
+
     static LuaScript load(String resource, boolean multiReply) {
-        try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Missing script resource " + resource);
-            }
-            byte[] body = in.readAllBytes();
-            return new LuaScript(resource, body, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
+        return of(resource, multiReply, read(resource));
+    }
+
+    private static LuaScript of(String name, boolean multiReply, byte[] body) {
+        try {
+            return new LuaScript(name, body, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
                     .digest(body)), multiReply);
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
         }
         catch (NoSuchAlgorithmException ex) {
             throw new IllegalStateException(ex);
         }
+    }
+
+    private static byte[] read(String resource) {
+        try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing script resource " + resource);
+            }
+            return in.readAllBytes();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static String text(LuaScript script) {
+        return text(script.body());
+    }
+
+    private static String text(byte[] body) {
+        return new String(body, StandardCharsets.UTF_8);
     }
 
     /** The last holder identity encoded: every request of a lock service has the same one. */

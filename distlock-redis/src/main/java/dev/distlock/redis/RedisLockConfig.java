@@ -30,9 +30,13 @@ import org.springframework.boot.convert.DurationStyle;
  *        on Redis Cluster 7+ through Lettuce, a channel per hash slot ({@code SPUBLISH}, {@code SSUBSCRIBE} on
  *        each master), so that a release's message stays in its shard. Off by default: one channel, whose messages
  *        Redis Cluster sends to every node.
+ * @param batchedScripts whether the lock scripts of a connection are sent like a group commit
+ *        ({@code distlock.redis.batched-scripts}, {@link ScriptBatcher}): standalone and Sentinel on Lettuce, one
+ *        call in flight, what queued meanwhile in one script call. Off by default: it pays with many callers per
+ *        instance, and costs with few
  */
 public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
-        Duration replicationTimeout, boolean redlockMaster, boolean shardedPubsub) {
+        Duration replicationTimeout, boolean redlockMaster, boolean shardedPubsub, boolean batchedScripts) {
 
     /** The default of {@code distlock.replication.min-replicas}. */
     public static final String DEFAULT_MIN_REPLICAS = "auto";
@@ -42,7 +46,7 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
 
     private static final RedisLockConfig DEFAULTS = new RedisLockConfig(LockDefaults.KEY_PREFIX,
             LockDefaults.COMMAND_TIMEOUT, MinReplicas.parse(DEFAULT_MIN_REPLICAS),
-            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT), false, false);
+            DurationStyle.detectAndParse(DEFAULT_REPLICATION_TIMEOUT), false, false, false);
 
     /**
      * Validates the settings.
@@ -56,6 +60,21 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
         require(minReplicas != null, "distlock.replication.min-replicas", "must be 'auto' or a whole number >= 0");
         require(replicationTimeout != null && replicationTimeout.toMillis() >= 1, "distlock.replication.timeout",
                 "must be at least 1 ms: " + millis(replicationTimeout));
+    }
+
+    /**
+     * Settings whose scripts go out one call each.
+     *
+     * @param keyPrefix namespace of every Redis key
+     * @param commandTimeout bound on each Redis call
+     * @param minReplicas replicas that must acknowledge a lock write
+     * @param replicationTimeout how long to wait for them
+     * @param redlockMaster whether the server is one of Redlock's masters
+     * @param shardedPubsub whether release notifications use sharded pub/sub
+     */
+    public RedisLockConfig(String keyPrefix, Duration commandTimeout, MinReplicas minReplicas,
+            Duration replicationTimeout, boolean redlockMaster, boolean shardedPubsub) {
+        this(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster, shardedPubsub, false);
     }
 
     /**
@@ -115,13 +134,13 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
     /** @param keyPrefix the key prefix @return a copy with it */
     public RedisLockConfig withKeyPrefix(String keyPrefix) {
         return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster,
-                shardedPubsub);
+                shardedPubsub, batchedScripts);
     }
 
     /** @param commandTimeout the Redis call bound @return a copy with it */
     public RedisLockConfig withCommandTimeout(Duration commandTimeout) {
         return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster,
-                shardedPubsub);
+                shardedPubsub, batchedScripts);
     }
 
     /**
@@ -139,16 +158,25 @@ public record RedisLockConfig(String keyPrefix, Duration commandTimeout, MinRepl
      * @return a copy with them
      */
     public RedisLockConfig withReplication(MinReplicas minReplicas, Duration timeout) {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, redlockMaster, shardedPubsub);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, timeout, redlockMaster, shardedPubsub,
+                batchedScripts);
     }
 
     /** @return a copy for one of Redlock's masters (see {@link #redlockMaster()}) */
     public RedisLockConfig asRedlockMaster() {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, true, shardedPubsub);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, true, shardedPubsub,
+                batchedScripts);
     }
 
     /** @return a copy whose release notifications use sharded pub/sub (see {@link #shardedPubsub()}) */
     public RedisLockConfig withShardedPubsub() {
-        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster, true);
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster, true,
+                batchedScripts);
+    }
+
+    /** @return a copy whose lock scripts are sent like a group commit (see {@link #batchedScripts()}) */
+    public RedisLockConfig withBatchedScripts() {
+        return new RedisLockConfig(keyPrefix, commandTimeout, minReplicas, replicationTimeout, redlockMaster,
+                shardedPubsub, true);
     }
 }

@@ -12,7 +12,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * A separate JVM that takes a lock and holds it until it is killed; used to show that a crashed holder blocks the
- * lock for at most its lease. Arguments: redis port, key prefix, lock name, lease in ms, and optionally the permits
+ * lock for at most its lease. Arguments: redis port, key prefix, {@code batched} or {@code plain} (whether
+ * {@link RedisLockConfig#batchedScripts()}), lock name, lease in ms, and optionally the permits
  * of the name (the holder then takes one of them). Prints "LOCKED token".
  */
 public final class HolderProcess {
@@ -21,7 +22,7 @@ public final class HolderProcess {
     }
 
     /**
-     * @param args port, key prefix, lock name, lease ms[, permits]
+     * @param args port, key prefix, batched or plain, lock name, lease ms[, permits]
      * @throws InterruptedException never in practice: the process is killed while sleeping
      */
     public static void main(String[] args) throws InterruptedException {
@@ -29,9 +30,11 @@ public final class HolderProcess {
                 new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args[0])));
         factory.afterPropertiesSet();
         factory.start();
-        StoreLockService service = new StoreLockService(new RedisLockStore(factory, LockNodes.redisConfig(args[1])),
-                LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[3]))), LockListener.NONE);
+        RedisLockConfig config = LockNodes.redisConfig(args[1]);
+        StoreLockService service = new StoreLockService(new RedisLockStore(factory,
+                "batched".equals(args[2]) ? config.withBatchedScripts() : config),
+                LockConfig.defaults().withLeaseTime(Duration.ofMillis(Long.parseLong(args[4]))), LockListener.NONE);
         service.start();
-        HolderJvm.holdUntilKilled(service, args[2], args.length > 4 ? Integer.parseInt(args[4]) : 1);
+        HolderJvm.holdUntilKilled(service, args[3], args.length > 5 ? Integer.parseInt(args[5]) : 1);
     }
 }

@@ -17,7 +17,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The Redis store's fixtures, on redis-server processes of {@code distlock-embedded-redis}: {@code redis} (one
- * server, no replica, no persistence), {@code redis-replica} and {@code redis-replica-off} (a master and a
+ * server, no replica, no persistence), {@code redis-batched} (the same with batched scripts), {@code redis-replica} and {@code redis-replica-off} (a master and a
  * {@code --replicaof} replica, with {@code distlock.replication.min-replicas=auto}, the default, which waits for
  * that replica, or {@code 0}), and {@code redlock} (three independent masters, a quorum store over them). Every
  * node has a Lettuce connection factory of its own.
@@ -31,12 +31,13 @@ public final class RedisFixtures implements StoreFixture.Provider {
 
     @Override
     public List<String> ids() {
-        return List.of("redis", "redis-replica", "redis-replica-off", "redlock");
+        return List.of("redis", "redis-batched", "redis-replica", "redis-replica-off", "redlock");
     }
 
     /**
      * The contract runs on one server with Lettuce and with Jedis (any Spring Data Redis client works through the
-     * generic connection API) and on Redlock; the replica set-ups add nothing to it.
+     * generic connection API) and on Redlock; the replica set-ups add nothing to it. {@code redis-batched} runs it
+     * when named ({@code -Ddistlock.contract.fixtures=redis-batched}, a pass of CI's), to keep the build's time.
      */
     @Override
     public List<String> contractIds() {
@@ -46,7 +47,9 @@ public final class RedisFixtures implements StoreFixture.Provider {
     @Override
     public StoreFixture.Availability start(String id) {
         return new StoreFixture.Availability.Ready(switch (id) {
-            case "redis" -> standalone();
+            case "redis" -> standalone(RedisLockConfig.defaults(), "redis", "Redis standalone", "");
+            case "redis-batched" -> standalone(RedisLockConfig.defaults().withBatchedScripts(), "redis-batched",
+                    "Redis standalone, batched scripts", "; `distlock.redis.batched-scripts=true`");
             case "jedis" -> jedis();
             case "redis-replica" -> withReplica(MinReplicas.AUTO);
             case "redis-replica-off" -> withReplica(MinReplicas.NONE);
@@ -54,11 +57,11 @@ public final class RedisFixtures implements StoreFixture.Provider {
         });
     }
 
-    private static StoreFixture standalone() {
+    private static StoreFixture standalone(RedisLockConfig config, String id, String label, String settings) {
         RedisServerProcess server = RedisServerProcess.startOnFreePort();
-        return new Fixture("redis", "Redis standalone", "one redis-server (" + version(server) + "), no replica, "
-                + "no persistence", List.of(server), resources -> node(server, RedisLockConfig.defaults()
-                        .withKeyPrefix(KEY_PREFIX), resources), server::close);
+        return new Fixture(id, label, "one redis-server (" + version(server) + "), no replica, no persistence"
+                + settings, List.of(server), resources -> node(server, config.withKeyPrefix(KEY_PREFIX), resources),
+                server::close);
     }
 
     /** One server, every node on a Jedis connection factory of its own ({@link JedisNodes}). */
@@ -179,8 +182,9 @@ public final class RedisFixtures implements StoreFixture.Provider {
 
         @Override
         public Optional<HolderCommand> holder() {
-            return "redis".equals(id) ? Optional.of(new HolderCommand(HolderProcess.class,
-                    List.of(String.valueOf(servers.get(0).port()), KEY_PREFIX))) : Optional.empty();
+            return id.equals("redis") || id.equals("redis-batched") ? Optional.of(new HolderCommand(HolderProcess.class,
+                    List.of(String.valueOf(servers.get(0).port()), KEY_PREFIX, id.equals("redis-batched") ? "batched"
+                            : "plain"))) : Optional.empty();
         }
 
         @Override

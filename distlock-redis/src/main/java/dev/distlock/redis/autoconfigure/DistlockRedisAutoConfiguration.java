@@ -39,7 +39,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnClass({ RedisLockStore.class, RedisConnectionFactory.class })
 @ConditionalOnLockStore(RedisLockStoreRegistration.ID)
 @EnableConfigurationProperties({ DistlockProperties.class, RedisReplicationProperties.class,
-        RedlockProperties.class, RedisClusterProperties.class })
+        RedlockProperties.class, RedisClusterProperties.class, RedisScriptProperties.class })
 public final class DistlockRedisAutoConfiguration {
 
     /** Redlock, when {@code distlock.redlock.nodes} lists the masters. */
@@ -66,11 +66,11 @@ public final class DistlockRedisAutoConfiguration {
         @ConditionalOnMissingBean(LockStore.class)
         RedisLockStore distlockRedisLockStore(RedisConnectionFactory connectionFactory,
                 DistlockProperties properties, RedisReplicationProperties replication,
-                RedisClusterProperties cluster) {
+                RedisClusterProperties cluster, RedisScriptProperties scripts) {
             // Closed by the lock service that uses it.
             return new RedisLockStore(connectionFactory, new RedisLockConfig(properties.keyPrefix(),
                     properties.commandTimeout(), MinReplicas.parse(replication.minReplicas()),
-                    replication.timeout(), false, cluster.shardedPubsub()));
+                    replication.timeout(), false, cluster.shardedPubsub(), scripts.batchedScripts()));
         }
     }
 

@@ -72,6 +72,22 @@ class DistlockRedisAutoConfigurationTests {
     }
 
     @Test
+    void batchedScriptsAreOffByDefaultAndOnWithTheProperty() {
+        RedisServerProcess server = redisServers.start();
+        runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.host=127.0.0.1")
+                .run(context -> assertThat(context.getBean(dev.distlock.redis.RedisLockStore.class).config()
+                        .batchedScripts()).isFalse());
+        runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.host=127.0.0.1",
+                "distlock.redis.batched-scripts=true", "distlock.key-prefix=batched").run(context -> {
+                    assertThat(context.getBean(dev.distlock.redis.RedisLockStore.class).config().batchedScripts())
+                            .isTrue();
+                    try (LockHandle handle = context.getBean(LockService.class).lock("orders")) {
+                        assertThat(context.getBean(StringRedisTemplate.class).hasKey("batched:{orders}")).isTrue();
+                    }
+                });
+    }
+
+    @Test
     void redlockNodesMakeAQuorumStoreOverTheMasters() {
         dev.distlock.embedded.RedisServerGroup masters = dev.distlock.embedded.RedisTopologies.sharedGroup();
         runner.withPropertyValues("distlock.redlock.nodes=" + masters.uris(), "distlock.key-prefix=rl").run(context -> {
