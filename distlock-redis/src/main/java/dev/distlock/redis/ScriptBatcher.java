@@ -20,9 +20,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Sends the lock scripts of one connection (standalone or Sentinel) like a group commit, when
  * {@code distlock.redis.batched-scripts} is on: one call is in flight at a time, and the acquire and release calls
- * that queued meanwhile go out together as one call of {@code batch.lua} ({@link LuaScript#BATCH}), which Redis runs
- * for the price of one script. Nothing waits for a batch to fill: a call made while none is in flight goes out at
- * once, alone, as the plain script.
+ * that queued meanwhile go out together as one call of {@code batch.lua} ({@link LuaScript#BATCH}): one command to
+ * encode, send and answer on the client where there were dozens. Nothing waits for a batch to fill: a call made
+ * while none is in flight goes out at once, alone, as the plain script.
  * <p>
  * One call in flight is what keeps the order: the queue keeps the order calls were made in, a batch runs its calls in
  * that order, and the next goes out only once the last answered, whichever thread sends it (a send from the client's

@@ -138,9 +138,18 @@ public interface StoreFixture extends AutoCloseable {
         }
 
         /**
+         * @return set-ups the contract suite runs on only when named in {@code -Ddistlock.contract.fixtures} (a
+         *         pass of CI's): variants too slow to add to every build (another driver for the same server, a
+         *         setting of the store), which {@link #start(String)} starts too
+         */
+        default List<String> namedContractIds() {
+            return List.of();
+        }
+
+        /**
          * Starts a fixture.
          *
-         * @param id one of {@link #ids()} or {@link #contractIds()}
+         * @param id one of {@link #ids()}, {@link #contractIds()} or {@link #namedContractIds()}
          * @return the started fixture, or why this machine cannot run it (a server binary missing)
          * @throws Exception when the server(s) could not be started
          */

@@ -45,17 +45,28 @@ public final class StoreFixtures {
         return ids;
     }
 
+    /** @return the ids of the set-ups the contract suite runs on only when named, in the providers' order */
+    public static List<String> namedContractIds() {
+        List<String> ids = new ArrayList<>();
+        for (StoreFixture.Provider provider : providers()) {
+            ids.addAll(provider.namedContractIds());
+        }
+        return ids;
+    }
+
     /**
      * Starts the fixture with that id.
      *
-     * @param id one of {@link #ids()} or of a provider's {@link StoreFixture.Provider#contractIds()}
+     * @param id one of {@link #ids()} or of a provider's {@link StoreFixture.Provider#contractIds()} or
+     *        {@link StoreFixture.Provider#namedContractIds()}
      * @return the started fixture, or why this machine cannot run it
      * @throws IllegalArgumentException naming the known ids when no provider has this one
      * @throws Exception when the server(s) could not be started
      */
     public static StoreFixture.Availability start(String id) throws Exception {
         for (StoreFixture.Provider provider : providers()) {
-            if (provider.ids().contains(id) || provider.contractIds().contains(id)) {
+            if (provider.ids().contains(id) || provider.contractIds().contains(id)
+                    || provider.namedContractIds().contains(id)) {
                 return provider.start(id);
             }
         }

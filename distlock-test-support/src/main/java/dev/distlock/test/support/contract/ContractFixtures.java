@@ -11,8 +11,9 @@ import org.junit.jupiter.params.support.ParameterDeclarations;
 
 /**
  * The contract classes' arguments: one {@link ContractStore} per fixture id the providers on the class path list in
- * {@code contractIds()}, or only those named in the system property {@value #ONLY} (comma-separated, any fixture id
- * of the class path, for example {@code -Ddistlock.contract.fixtures=redis} to run one set-up of a module). Every
+ * {@code contractIds()}, or only those named in the system property {@value #ONLY} (comma-separated, among them and
+ * the providers' {@code namedContractIds()}, for example {@code -Ddistlock.contract.fixtures=redis} to run one set-up
+ * of a module). Every
  * contract class of one test run shares a fixture: it is kept in the run's root store, started on first use and
  * stopped when the run ends.
  */
@@ -29,9 +30,9 @@ public final class ContractFixtures implements ArgumentsProvider {
         ExtensionContext.Store shared = context.getRoot().getStore(FIXTURES);
         String only = System.getProperty(ONLY, "").trim();
         List<String> chosen = only.isEmpty() ? List.of() : List.of(only.split("\\s*,\\s*"));
-        // Named, any fixture of the class path runs it (a set-up too slow to add to every build's contract runs).
-        List<String> known = Stream.concat(StoreFixtures.contractIds().stream(), StoreFixtures.ids().stream())
-                .distinct().toList();
+        // Named, the set-ups that run only when named are chosen too (too slow to add to every build).
+        List<String> known = Stream.concat(StoreFixtures.contractIds().stream(),
+                StoreFixtures.namedContractIds().stream()).toList();
         return (chosen.isEmpty() ? StoreFixtures.contractIds() : known).stream()
                 .filter(id -> chosen.isEmpty() || chosen.contains(id))
                 .map(id -> Arguments.of(new ContractStore(id, shared)));

@@ -29,8 +29,8 @@ class FixtureContractTests extends ContractNodes {
 
     @Test
     void theFixtureIsFoundThroughServiceLoaderUnderItsId() {
-        assertThat(StoreFixtures.contractIds().contains(fixture().id()) || StoreFixtures.ids().contains(fixture().id()))
-                .as("listed by its provider").isTrue();
+        assertThat(StoreFixtures.contractIds().contains(fixture().id())
+                || StoreFixtures.namedContractIds().contains(fixture().id())).as("listed by its provider").isTrue();
         assertThat(fixture().label()).isNotBlank();
         assertThat(fixture().setup()).isNotBlank();
     }
