@@ -44,8 +44,7 @@ import org.springframework.util.ClassUtils;
  * reserves the freed permit for the longest waiter as it does a lock. A request with another number of permits than
  * the holders' is refused with {@link dev.distlock.LockException} naming both.</li>
  * <li>The holder identity is stored in the owner, after the owner token ({@link RedisDescriptions}).</li>
- * <li>Renewals go out in one call per lease time (and Cluster slot) ({@link RedisRenewals}); batched scripts:
- * {@link ScriptBatcher}.</li>
+ * <li>Renewals go out in one call per lease time (and Cluster slot) ({@link RedisRenewals}).</li>
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
  * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
  * connection, {@link RedisNode}); a master without replicas costs nothing more. An acquire may then take
@@ -77,7 +76,7 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     private final RefusedRequests refused = new RefusedRequests();
 
-    /** Set by the engine before {@link #start}; absent for a store nobody queues on (a quorum node). */
+    /** Set by the engine before {@link #start}; absent for a store nobody queues on (a quorum's node). */
     private volatile @Nullable HandOverEvents handOvers;
 
     /**
@@ -105,10 +104,10 @@ public class RedisLockStore implements LockStore, HandsOver {
         this.acknowledging = lettuce && !minReplicas.isOff();
         ReplicaCountLog replicaLog = new ReplicaCountLog();
         this.runner = lettuce ? new LettuceRunner((LettuceConnectionFactory) connectionFactory,
-                config.commandTimeout(), replicaLog, config.batchedScripts()) : new ConnectionRunner(connectionFactory, config.commandTimeout());
-        this.acquires = !acknowledging ? runner
-                : new LettuceRunner((LettuceConnectionFactory) connectionFactory, config.commandTimeout(), replicaLog,
-                        config.batchedScripts());
+                config.commandTimeout(), replicaLog, config.batchedScripts())
+                : new ConnectionRunner(connectionFactory, config.commandTimeout());
+        this.acquires = !acknowledging ? runner : new LettuceRunner((LettuceConnectionFactory) connectionFactory,
+                config.commandTimeout(), replicaLog, config.batchedScripts());
         this.notifications = ReleaseNotifications.of(connectionFactory, lettuce, config, HANDOFF_WINDOW_MILLIS,
                 this::handOverUsable);
         this.renewals = new RedisRenewals(runner, config, acknowledging);

@@ -17,10 +17,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The Redis store's fixtures, on redis-server processes of {@code distlock-embedded-redis}: {@code redis} (one
- * server, no replica, no persistence), {@code redis-batched} (the same with batched scripts), {@code redis-replica} and {@code redis-replica-off} (a master and a
- * {@code --replicaof} replica, with {@code distlock.replication.min-replicas=auto}, the default, which waits for
- * that replica, or {@code 0}), and {@code redlock} (three independent masters, a quorum store over them). Every
- * node has a Lettuce connection factory of its own.
+ * server, no replica, no persistence), {@code redis-batched} (the same with batched scripts, for the contract only
+ * when named), {@code redis-replica} and {@code redis-replica-off} (a master and a {@code --replicaof} replica, with
+ * {@code distlock.replication.min-replicas=auto}, the default, which waits for that replica, or {@code 0}), and
+ * {@code redlock} (three independent masters, a quorum store over them). Every node has a Lettuce connection
+ * factory of its own.
  */
 public final class RedisFixtures implements StoreFixture.Provider {
 

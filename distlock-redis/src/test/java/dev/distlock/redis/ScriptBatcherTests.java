@@ -59,8 +59,8 @@ class ScriptBatcherTests {
     }
 
     /**
-     * A store whose connections are open, its scripts loaded: calls made while a connection opens run in no particular order once it
-     * is (they wait on the same future), which is not what these tests are about.
+     * A store whose connections are open, its scripts loaded: calls made while a connection opens run in no
+     * particular order once it is (they wait on the same future), which is not what these tests are about.
      */
     private RedisLockStore opened(RedisServerProcess on, RedisLockConfig config) {
         // Loaded now, so that the counts are EVALSHA calls only (no NOSCRIPT and EVAL on first use).
