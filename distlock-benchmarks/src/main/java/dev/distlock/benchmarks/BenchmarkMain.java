@@ -5,11 +5,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 import dev.distlock.embedded.RedisServerProcess;
 
@@ -30,8 +27,6 @@ import dev.distlock.embedded.RedisServerProcess;
  */
 public final class BenchmarkMain {
 
-    /** The contender with batched scripts, which runs only when named. */
-    private static final String BATCHED = "distlock-batched";
 
     private BenchmarkMain() {
     }
@@ -43,7 +38,7 @@ public final class BenchmarkMain {
      * @throws Exception when the run cannot complete
      */
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = parse(args);
+        Map<String, String> options = CommandLineOptions.parse(args);
         boolean quick = options.containsKey("quick");
         Settings settings = new Settings(
                 Duration.ofSeconds(Long.parseLong(options.getOrDefault("warmup", quick ? "1" : "3"))),
@@ -58,8 +53,8 @@ public final class BenchmarkMain {
                 3, 16, Duration.ofNanos(50_000),
                 Integer.parseInt(options.getOrDefault("footprint-names", quick ? "10000" : "100000")),
                 Duration.ofSeconds(Long.parseLong(options.getOrDefault("footprint-lease", "5"))),
-                Arrays.stream(options.getOrDefault("contenders", String.join(",", allContenders().keySet().stream()
-                        .filter(id -> !id.equals(BATCHED)).toList())).split(",")).map(String::trim).toList(),
+                Arrays.stream(options.getOrDefault("contenders", String.join(",", Contenders.defaults()))
+                        .split(",")).map(String::trim).toList(),
                 List.of(options.getOrDefault("workloads", String.join(",", Settings.ALL_WORKLOADS)).toUpperCase()
                         .split(",")),
                 Arrays.stream(options.getOrDefault("stores", String.join(",", Stores.all())).split(","))
@@ -80,7 +75,7 @@ public final class BenchmarkMain {
                 : null;
         Path out = Path.of(options.getOrDefault("out", quick ? "target/benchmarks-quick.md" : "docs/engineering/benchmarks.md"));
 
-        Map<String, LockContender> all = allContenders();
+        Map<String, LockContender> all = Contenders.all();
         List<LockContender> contenders = new ArrayList<>();
         for (String id : settings.contenders()) {
             LockContender contender = all.get(id);
@@ -288,44 +283,7 @@ public final class BenchmarkMain {
         return String.join(" ", kept);
     }
 
-    static Map<String, LockContender> allContenders() {
-        Map<String, LockContender> all = new LinkedHashMap<>();
-        all.put("distlock", new DistlockContender());
-        all.put(BATCHED, new DistlockContender(true));
-        all.put("textbook", new TextbookContender());
-        all.put("redisson", new RedissonContender());
-        all.put("rlr-spin", new RedisLockRegistryContender(RedisLockType.SPIN_LOCK));
-        all.put("rlr-pubsub", new RedisLockRegistryContender(RedisLockType.PUB_SUB_LOCK));
-        all.put("distlock-boot", new DistlockBootContender());
-        all.put("distlock-annotation", new DistlockAnnotationContender());
-        return all;
-    }
-
     private static void log(String format, Object... args) {
         System.out.printf("[bench] " + format + "%n", args);
-    }
-
-    private static Map<String, String> parse(String[] args) {
-        Map<String, String> options = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("--")) {
-                throw new IllegalArgumentException("Unexpected argument '" + arg + "'");
-            }
-            String name = arg.substring(2);
-            if (name.equals("quick")) {
-                options.put(name, "true");
-            }
-            else if (name.contains("=")) {
-                options.put(name.substring(0, name.indexOf('=')), name.substring(name.indexOf('=') + 1));
-            }
-            else if (i + 1 < args.length) {
-                options.put(name, args[++i]);
-            }
-            else {
-                throw new IllegalArgumentException("Option --" + name + " needs a value");
-            }
-        }
-        return options;
     }
 }

@@ -37,7 +37,7 @@ public final class ChildMain {
      * @throws Exception when the child cannot run
      */
     public static void main(String[] args) throws Exception {
-        LockContender contender = BenchmarkMain.allContenders().get(args[0]);
+        LockContender contender = Contenders.all().get(args[0]);
         RedisTarget target = RedisTarget.parse(args[1]);
         String name = args[2];
         int jvm = Integer.parseInt(args[3]);

@@ -123,7 +123,7 @@ final class Report {
         line("```");
         line("");
         line("`--seconds N` (per measurement, default 10), `--warmup N` (default 3), `--repeats N` (default 3), "
-                + "`--quick` (short smoke run), `--contenders " + String.join(",", BenchmarkMain.allContenders().keySet())
+                + "`--quick` (short smoke run), `--contenders " + String.join(",", Contenders.all().keySet())
                 + "`, `--workloads " + String.join(",", Settings.ALL_WORKLOADS) + "` (default: all), `--threads 1,8,64` "
                 + "(A), `--processes 2,3,4,8` (B2), `--footprint-names 100000` and `--footprint-lease 5` (H, seconds), "
                 + "`--stores " + String.join(",", Stores.all()) + "` (S), `--out FILE`; K (the sample's flash sale) runs only "

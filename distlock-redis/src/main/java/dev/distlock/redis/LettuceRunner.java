@@ -61,7 +61,7 @@ final class LettuceRunner implements RedisRunner {
 
     private CompletableFuture<Object> eval(RedisClusterAsyncCommands<byte[], byte[]> redis, LuaScript script,
             byte[][] keys, byte[][] args) {
-        ScriptBatcher batcher = nodes(redis).batcher;
+        ScriptBatcher batcher = batchedScripts ? nodes(redis).batcher : null; // no look-up on the default path
         return batcher != null ? batcher.eval(script, keys, args)
                 : connection.watch(ScriptBatcher.eval(redis, script, keys, args));
     }

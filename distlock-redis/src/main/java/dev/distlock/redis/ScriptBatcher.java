@@ -64,7 +64,7 @@ final class ScriptBatcher {
     }
 
     /** @return whether calls of the script may share a batch: {@code acquire.lua} and {@code release.lua} */
-    static boolean batches(LuaScript script) {
+    private static boolean batches(LuaScript script) {
         return script == LuaScript.ACQUIRE || script == LuaScript.RELEASE;
     }
 
@@ -141,7 +141,7 @@ final class ScriptBatcher {
                 }
                 break;
             }
-            if (next instanceof Eval eval && (!names.add(ByteBuffer.wrap(eval.keys[0])) || !batches(evals))) {
+            if (next instanceof Eval eval && !names.add(ByteBuffer.wrap(eval.keys[0]))) {
                 break;
             }
             queue.pollFirst();
@@ -236,11 +236,6 @@ final class ScriptBatcher {
         catch (CancellationException ex) {
             return ex;
         }
-    }
-
-    /** @return false when the calls taken are a script that goes alone */
-    private static boolean batches(List<Eval> evals) {
-        return evals.isEmpty() || batches(evals.get(0).script);
     }
 
     private static byte[][] keys(List<Eval> evals) {
