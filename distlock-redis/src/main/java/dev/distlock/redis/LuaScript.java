@@ -72,30 +72,8 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
         return new String(body, StandardCharsets.UTF_8);
     }
 
-    /** The last holder identity encoded: every request of a lock service has the same one. */
-    private static volatile EncodedHolder lastHolder = new EncodedHolder("", "");
-
     /**
-     * The owner as the scripts store it: {@code <owner token>|<holder identity in base64url>}, so that the holder is
-     * kept beside the token wherever the token goes (lock key, waiter list, readers) for {@code describe.lua}, at no
-     * extra command. Encoded, so that the owner keeps to the owner token's alphabet, which the scripts' separators
-     * ({@code :}, {@code +}) and markers rely on, also those of older versions on the same Redis. The scripts only
-     * compare owners whole, and the release channel's messages drop what follows the {@code |} ({@link #ownerToken}).
-     *
-     * @return the owner argument of a request
-     */
-    static byte[] owner(LockRequest request) {
-        EncodedHolder encoded = lastHolder;
-        if (!encoded.holder().equals(request.holder())) {
-            encoded = new EncodedHolder(request.holder(), Base64.getUrlEncoder().withoutPadding()
-                    .encodeToString(request.holder().getBytes(StandardCharsets.UTF_8)));
-            lastHolder = encoded;
-        }
-        return (request.ownerToken() + '|' + encoded.base64()).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * @param base64 a holder identity as {@link #owner} encodes it
+     * @param base64 a holder identity as older versions stored it beside the owner token (now {@link HolderKeys})
      * @return the identity, or the text as it is when it is not base64url
      */
     static String holder(String base64) {
@@ -105,10 +83,6 @@ record LuaScript(String name, byte[] body, String sha1, boolean multiReply) {
         catch (IllegalArgumentException ex) {
             return base64;
         }
-    }
-
-    /** A holder identity and its base64url form. */
-    private record EncodedHolder(String holder, String base64) {
     }
 
     /**

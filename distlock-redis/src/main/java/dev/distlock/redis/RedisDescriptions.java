@@ -10,8 +10,8 @@ import dev.distlock.LockInfo;
 
 /**
  * Who holds a lock in Redis ({@link dev.distlock.spi.LockStore#describe}): one read-only {@code EVALSHA} of
- * {@code describe.lua} over the name's keys. The holder identity is stored in the owner, after the owner token and
- * encoded ({@link LuaScript#owner}); the waiters are the waiter list's members.
+ * {@code describe.lua} over the name's keys, then, for the holder identity, the holder key that the owner's reference
+ * names ({@link HolderKeys}); the waiters are the waiter list's members.
  */
 final class RedisDescriptions {
 
@@ -27,23 +27,21 @@ final class RedisDescriptions {
      * @return the holder, or empty when the name is free
      */
     static CompletableFuture<Optional<LockInfo>> describe(RedisRunner runner, String keyPrefix, String name) {
-        return runner.eval(DESCRIBE, LockKeys.of(keyPrefix, name).all()).thenApply(reply -> info(name, reply));
-    }
-
-    /** {@code {holder, fencing token, lease remaining in ms, waiters}}, or an empty list when free. */
-    static Optional<LockInfo> info(String name, Object reply) {
-        List<?> values = (List<?>) reply;
-        if (values == null || values.isEmpty()) {
-            return Optional.empty();
-        }
-        String holder = text(values.get(0));
-        return Optional.of(new LockInfo(name, holder.isEmpty() ? LockInfo.UNKNOWN_HOLDER : LuaScript.holder(holder),
-                Long.parseLong(text(values.get(1))), Duration.ofMillis(Long.parseLong(text(values.get(2)))),
-                Integer.valueOf(text(values.get(3)))));
+        return runner.eval(DESCRIBE, LockKeys.of(keyPrefix, name).all()).thenCompose(reply -> {
+            // {holder, fencing token, lease remaining in ms, waiters}, or an empty list when free.
+            List<?> values = (List<?>) reply;
+            if (values == null || values.isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.empty());
+            }
+            return HolderKeys.identity(runner, keyPrefix, text(values.get(0))).thenApply(holder -> Optional.of(
+                    new LockInfo(name, holder, Long.parseLong(text(values.get(1))),
+                            Duration.ofMillis(Long.parseLong(text(values.get(2)))),
+                            Integer.valueOf(text(values.get(3))))));
+        });
     }
 
     /** A bulk reply arrives as bytes, an integer reply as a number, whichever client runs the script. */
-    private static String text(Object value) {
+    static String text(Object value) {
         return value instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
     }
 }

@@ -40,11 +40,10 @@ import org.springframework.util.ClassUtils;
  * the same script undoing whatever the request holds or registered, and a force release the same script without the
  * owner check.</li>
  * <li>Permits ({@link StoreTraits#permits()}): the lock key says how many ({@code #<permits>:<last token>}), the
- * holders are the readers key's members with their lease ends and their tokens are in the permits key; a release
- * reserves the freed permit for the longest waiter as it does a lock. A request with another number of permits than
- * the holders' is refused with {@link dev.distlock.LockException} naming both.</li>
- * <li>The holder identity is stored in the owner, after the owner token ({@link RedisDescriptions}).</li>
- * <li>Renewals go out in one call per lease time (and Cluster slot) ({@link RedisRenewals}).</li>
+ * holders are the readers key's members with their lease ends, their tokens in the permits key; a release reserves
+ * a freed permit as it does a lock. Another number of permits is refused ({@link dev.distlock.LockException}).</li>
+ * <li>The owner refers to the holder identity, kept once per instance ({@link HolderKeys}). Renewals go out in one
+ * call per lease time (and Cluster slot) ({@link RedisRenewals}).</li>
  * <li>Replica acknowledgement ({@link MinReplicas}, {@code auto} by default): on a master with replicas, an acquire
  * succeeds, and a renewal counts, only once a replica acknowledged the write ({@code WAIT} on the write's own
  * connection, {@link RedisNode}); a master without replicas costs nothing more. An acquire may then take
@@ -60,10 +59,7 @@ public class RedisLockStore implements LockStore, HandsOver {
     private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
             RedisLockStore.class.getClassLoader());
 
-    /**
-     * How long a Redlock master keeps a released token ({@link RedisLockConfig#redlockMaster()}), or the lease
-     * when shorter: far above the masters' clock disagreement under NTP, and a released name's key is gone within it.
-     */
+    /** How long a Redlock master keeps a released token (or the lease if shorter): far above NTP's clock skew. */
     static final long KEPT_TOKEN_MILLIS = 1000;
 
     private static final byte[] HANDOFF_WINDOW = LuaScript.arg(HANDOFF_WINDOW_MILLIS);
@@ -75,6 +71,8 @@ public class RedisLockStore implements LockStore, HandsOver {
     private final RedisRunner runner;
 
     private final RefusedRequests refused = new RefusedRequests();
+
+    private final HolderKeys holders;
 
     /** Set by the engine before {@link #start}; absent for a store nobody queues on (a quorum's node). */
     private volatile @Nullable HandOverEvents handOvers;
@@ -110,7 +108,8 @@ public class RedisLockStore implements LockStore, HandsOver {
                 config.commandTimeout(), replicaLog, config.batchedScripts());
         this.notifications = ReleaseNotifications.of(connectionFactory, lettuce, config, HANDOFF_WINDOW_MILLIS,
                 this::handOverUsable);
-        this.renewals = new RedisRenewals(runner, config, acknowledging);
+        this.holders = new HolderKeys(runner, config.keyPrefix());
+        this.renewals = new RedisRenewals(runner, config, acknowledging, holders);
     }
 
     /** @return the settings */
@@ -162,7 +161,7 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting, ScriptMarker kind) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        byte[] owner = LuaScript.owner(request);
+        byte[] owner = holders.owner(request);
         byte[] lease = LuaScript.arg(request.leaseMillis());
         byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
         byte[] mode = ScriptMarker.mode(request).wire();
@@ -236,7 +235,7 @@ public class RedisLockStore implements LockStore, HandsOver {
     public CompletionStage<Void> cancel(LockRequest request) {
         refused.cancelled(request);
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        return acquires.eval(LuaScript.RELEASE, keys.of(request), LuaScript.owner(request),
+        return acquires.eval(LuaScript.RELEASE, keys.of(request), holders.owner(request),
                 notifications.channel(keys), name(request), HANDOFF_WINDOW, ScriptMarker.CANCEL.wire())
                 .thenApply(reply -> null);
     }
@@ -246,7 +245,7 @@ public class RedisLockStore implements LockStore, HandsOver {
         LockRequest request = lease.request();
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
         ScriptMarker mode = ScriptMarker.mode(request);
-        byte[] owner = LuaScript.owner(request);
+        byte[] owner = holders.owner(request);
         byte[] token = LuaScript.arg(lease.fencingToken());
         byte[] channel = notifications.channel(keys);
         // Only a Redlock master keeps the released token (release.lua's ARGV[7]): a second, or the lease when shorter.
@@ -288,6 +287,7 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     @Override
     public void close() {
+        holders.close(config.commandTimeout());
         notifications.close();
         runner.close();
         acquires.close();

@@ -36,10 +36,13 @@ final class RedisRenewals {
 
     private final boolean acknowledging;
 
-    RedisRenewals(RedisRunner runner, RedisLockConfig config, boolean acknowledging) {
+    private final HolderKeys holders;
+
+    RedisRenewals(RedisRunner runner, RedisLockConfig config, boolean acknowledging, HolderKeys holders) {
         this.runner = runner;
         this.config = config;
         this.acknowledging = acknowledging;
+        this.holders = holders;
     }
 
     /**
@@ -166,7 +169,7 @@ final class RedisRenewals {
             byte[][] args = new byte[2 * requests.size() + 1][];
             args[0] = LuaScript.arg(leaseMillis);
             for (int i = 0; i < requests.size(); i++) {
-                args[2 * i + 1] = LuaScript.owner(requests.get(i));
+                args[2 * i + 1] = holders.owner(requests.get(i));
                 args[2 * i + 2] = ScriptMarker.mode(requests.get(i)).wire();
             }
             return args;

@@ -1,7 +1,6 @@
 package dev.distlock.redis;
 
 import dev.distlock.spi.Waiting;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import dev.distlock.LockHandle;
@@ -92,7 +91,7 @@ class RedisFencingTests {
         long early = history.grants().get(0).fencingToken();
         LockRequest waiter = new LockRequest("stock:3", LockType.REENTRANT, "waiter", Duration.ZERO,
                 Duration.ofSeconds(30), false);
-        String reserved = "~" + new String(LuaScript.owner(waiter), StandardCharsets.US_ASCII) + ":" + early;
+        String reserved = "~waiter|" + HolderKeys.reference(waiter.holder()) + ":" + early;
         // A release reserved the lock for a waiter (token passed on) when the snapshot was taken.
         redis.opsForValue().set("fence:{stock:3}", reserved, Duration.ofMinutes(1));
         save();
