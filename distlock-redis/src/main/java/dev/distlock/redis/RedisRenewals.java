@@ -154,15 +154,21 @@ final class RedisRenewals {
             return requests.size();
         }
 
+        /** Per lease the keys {@code renew.lua} reads for its mode, the lock key first (see the script). */
         byte[][] keys() {
-            byte[][] keys = new byte[3 * requests.size()][];
-            for (int i = 0; i < requests.size(); i++) {
-                LockKeys lockKeys = LockKeys.of(config.keyPrefix(), requests.get(i).name());
-                keys[3 * i] = lockKeys.lock;
-                keys[3 * i + 1] = lockKeys.readers;
-                keys[3 * i + 2] = lockKeys.permits;
+            List<byte[]> keys = new ArrayList<>(requests.size());
+            for (LockRequest request : requests) {
+                LockKeys lockKeys = LockKeys.of(config.keyPrefix(), request.name());
+                keys.add(lockKeys.lock);
+                ScriptMarker mode = ScriptMarker.mode(request);
+                if (mode != ScriptMarker.EXCLUSIVE) {
+                    keys.add(lockKeys.readers);
+                }
+                if (mode == ScriptMarker.PERMIT) {
+                    keys.add(lockKeys.permits);
+                }
             }
-            return keys;
+            return keys.toArray(byte[][]::new);
         }
 
         byte[][] args() {

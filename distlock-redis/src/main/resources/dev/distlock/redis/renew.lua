@@ -1,5 +1,6 @@
 -- Renews many watchdog leases in one call, each only if its owner still holds it.
--- KEYS[3i - 2] the lock key, KEYS[3i - 1] the readers key and KEYS[3i] the permits key of lease i
+-- KEYS     per lease, in order: its lock key; for 'r' and 'p' then its readers key; for 'p' then its permits key
+--          (an exclusive lease, nearly every one, sends only the key it renews: Redis parses every key of the call)
 -- ARGV[1] lease in ms; ARGV[2i] the owner token of lease i; ARGV[2i + 1] 'w' exclusive, 'r' shared or 'p' a permit
 -- Returns a list with 1 (renewed) or 0 (lost: expired or owned by another) per lease.
 -- The caller batches only keys of one Cluster slot (or any keys on a standalone/Sentinel master).
@@ -13,11 +14,14 @@ local lease = tonumber(ARGV[1])
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local result = {}
-for i = 1, #KEYS / 3 do
-    local lock, readers, permits, token = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[2 * i]
-    local mode = ARGV[2 * i + 1]
+local k = 0
+for i = 1, (#ARGV - 1) / 2 do
+    local token, mode = ARGV[2 * i], ARGV[2 * i + 1]
+    local lock = KEYS[k + 1]
     result[i] = 0
     if mode == SHARED or mode == PERMIT then
+        local readers, permits = KEYS[k + 2], KEYS[k + 3]
+        k = k + (mode == PERMIT and 3 or 2)
         local lease_end = redis.call('ZSCORE', readers, token)
         -- The "r" (or "#...") marker must still be there: without it (evicted, deleted) a writer may have come in.
         local marker = redis.call('GET', lock)
@@ -34,6 +38,7 @@ for i = 1, #KEYS / 3 do
             result[i] = 1
         end
     else
+        k = k + 1
         local owner = token .. ':'
         local current = redis.call('GET', lock)
         if current and string.sub(current, 1, #owner) == owner then
