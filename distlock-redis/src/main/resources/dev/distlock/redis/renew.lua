@@ -9,6 +9,7 @@
 local SHARED, PERMIT = 'r', 'p' -- ARGV[2i + 1]
 local READERS = 'r'  -- the lock key's value while readers hold it
 local PERMITS = 35   -- string.byte('#'): the lock key's value starts with it while permit holders hold it
+local COLON = 58     -- string.byte(':'): ends the owner in an exclusive holder's value
 
 local lease = tonumber(ARGV[1])
 local now = redis.call('TIME')
@@ -39,10 +40,10 @@ for i = 1, (#ARGV - 1) / 2 do
         end
     else
         k = k + 1
-        local owner = token .. ':'
+        -- "<owner>:<fencing token>", compared in place: no new string per lease (Redis pays for each one).
         local current = redis.call('GET', lock)
-        if current and string.sub(current, 1, #owner) == owner then
-            redis.call('PEXPIRE', lock, lease)
+        if current and string.byte(current, #token + 1) == COLON and string.find(current, token, 1, true) == 1 then
+            redis.call('PEXPIRE', lock, ARGV[1])
             result[i] = 1
         end
     end

@@ -57,26 +57,30 @@ class RedisRenewalsTests {
         Lease permit = granted("permit", LockType.REENTRANT, 3);
         Lease gone = granted("gone", LockType.REENTRANT, 1);
         Lease readGone = granted("read-gone", LockType.READ, 1);
+        Lease taken = granted("taken", LockType.REENTRANT, 1);
         for (Lease released : List.of(permitGone, gone, readGone)) {
             store.release(released).toCompletableFuture().join();
         }
+        // Expired and taken by an owner whose token starts with this lease's owner: not this lease's.
+        String owner = taken.request().ownerToken() + "|" + HolderKeys.reference(taken.request().holder());
+        redis.opsForValue().set("renew:{taken}", owner + "X:1", Duration.ofSeconds(30));
         for (String key : List.of("renew:{read}", "renew:{read}:readers", "renew:{lock}", "renew:{permit}",
                 "renew:{permit}:readers", "renew:{permit}:permits")) {
             redis.expire(key, Duration.ofSeconds(2)); // what a renewal must lift back to the lease
         }
         server.call("SLOWLOG", "RESET");
         server.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
-        List<RenewalResult> results = store.renew(List.of(read, lock, permitGone, permit, gone, readGone))
+        List<RenewalResult> results = store.renew(List.of(read, lock, permitGone, permit, gone, readGone, taken))
                 .toCompletableFuture().join();
         server.call("CONFIG", "SET", "slowlog-log-slower-than", "10000");
 
         assertThat(results).containsExactly(RenewalResult.RENEWED, RenewalResult.RENEWED, RenewalResult.LOST,
-                RenewalResult.RENEWED, RenewalResult.LOST, RenewalResult.LOST);
+                RenewalResult.RENEWED, RenewalResult.LOST, RenewalResult.LOST, RenewalResult.LOST);
         for (String key : List.of("renew:{read}", "renew:{read}:readers", "renew:{lock}", "renew:{permit}",
                 "renew:{permit}:readers", "renew:{permit}:permits")) {
             assertThat(redis.getExpire(key)).as(key).isGreaterThan(20);
         }
-        assertThat(renewCallKeys()).as("read 2 + lock 1 + permit 3 + permit 3 + lock 1 + read 2").isEqualTo(12);
+        assertThat(renewCallKeys()).as("read 2 + lock 1 + permit 3 + permit 3 + lock 1 + read 2 + lock 1").isEqualTo(13);
     }
 
     private Lease granted(String name, LockType type, int permits) {
