@@ -31,8 +31,9 @@ local FLOOR = 33                                -- string.byte('!'): "!<token>" 
 -- The uncontended path first, before anything else is set up: the holder's own key, nobody waiting (no trailing
 -- "+"), is GET and DEL; a released lock leaves no key behind (on a Redlock master, its token for a second).
 if ARGV[5] == EXCLUSIVE then
-    local current = redis.call('GET', KEYS[1])
-    if current and string.byte(current, -1) ~= FLAGGED and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+    local current = redis.call('GET', KEYS[1]) -- "<owner>:<fencing token>", compared in place (no new strings)
+    if current and string.byte(current, -1) ~= FLAGGED and string.byte(current, #ARGV[1] + 1) == 58 -- ':'
+            and string.find(current, ARGV[1], 1, true) == 1 then
         if ARGV[7] then
             redis.call('SET', KEYS[1], '!' .. ARGV[6], 'PX', ARGV[7])
         else

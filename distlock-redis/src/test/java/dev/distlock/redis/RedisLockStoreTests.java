@@ -20,6 +20,9 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.listener.LockListener;
+import dev.distlock.spi.Lease;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -73,6 +76,30 @@ class RedisLockStoreTests {
         handle.unlock();
         assertThat(LockNodes.calls(redis, "evalsha") - before).isEqualTo(2);
         assertThat(redis.keys("test:{uncontended}*")).as("a released lock leaves no key behind").isEmpty();
+    }
+
+    @Test
+    void aReleaseByAnOwnerThatOnlyStartsTheHoldersIsRefused() {
+        try (RedisLockStore store = new RedisLockStore(nodes.factory(server), LockNodes.redisConfig("test"))) {
+            LockRequest request = new LockRequest("prefixed", LockType.REENTRANT, "owner", Duration.ZERO,
+                    Duration.ofSeconds(30), false);
+            String holder = "owner|" + HolderKeys.reference(request.holder()) + "X"; // another owner, same start
+            StringRedisTemplate redis = nodes.redis(server);
+            redis.opsForValue().set("test:{prefixed}", holder + ":1", Duration.ofSeconds(30));
+            Lease lease = new Lease() {
+                @Override
+                public LockRequest request() {
+                    return request;
+                }
+
+                @Override
+                public long fencingToken() {
+                    return 1;
+                }
+            };
+            assertThat(store.release(lease).toCompletableFuture().join()).isEqualTo(ReleaseResult.EXPIRED);
+            assertThat(redis.opsForValue().get("test:{prefixed}")).isEqualTo(holder + ":1");
+        }
     }
 
     @Test
