@@ -20,7 +20,6 @@ import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.listener.LockListener;
-import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import org.junit.jupiter.api.AfterEach;
@@ -86,18 +85,8 @@ class RedisLockStoreTests {
             String holder = "owner|" + HolderKeys.reference(request.holder()) + "X"; // another owner, same start
             StringRedisTemplate redis = nodes.redis(server);
             redis.opsForValue().set("test:{prefixed}", holder + ":1", Duration.ofSeconds(30));
-            Lease lease = new Lease() {
-                @Override
-                public LockRequest request() {
-                    return request;
-                }
-
-                @Override
-                public long fencingToken() {
-                    return 1;
-                }
-            };
-            assertThat(store.release(lease).toCompletableFuture().join()).isEqualTo(ReleaseResult.EXPIRED);
+            assertThat(store.release(new TestLease(request, 1)).toCompletableFuture().join())
+                    .isEqualTo(ReleaseResult.EXPIRED);
             assertThat(redis.opsForValue().get("test:{prefixed}")).isEqualTo(holder + ":1");
         }
     }

@@ -101,7 +101,4 @@ class RedisRenewalsTests {
         }
         throw new AssertionError("no renew.lua call in the slow log");
     }
-
-    private record TestLease(LockRequest request, long fencingToken) implements Lease {
-    }
 }

@@ -11,7 +11,6 @@ import dev.distlock.LockType;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import dev.distlock.spi.Attempt;
-import dev.distlock.spi.Lease;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseResult;
 import dev.distlock.spi.Waiting;
@@ -214,8 +213,6 @@ class ScriptBatcherTests {
                 Duration.ofSeconds(30), false);
     }
 
-    private record TestLease(LockRequest request, long fencingToken) implements Lease {
-    }
 
     /** Makes the calls while Redis holds every write: the first is then in flight until the pause ends. */
     private static void whilePaused(Runnable calls) {
