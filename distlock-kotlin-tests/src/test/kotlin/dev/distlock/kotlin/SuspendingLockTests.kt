@@ -53,7 +53,7 @@ class SuspendingLockTests {
     @AfterEach
     fun noLockLeftHeld() {
         await().atMost(Duration.ofSeconds(5)).untilAsserted {
-            assertThat(DistlockTestRedis.call("KEYS", "distlock:*") as List<*>).isEmpty()
+            assertThat(DistlockTestRedis.call("KEYS", "distlock:{*") as List<*>).isEmpty()
         }
     }
 
