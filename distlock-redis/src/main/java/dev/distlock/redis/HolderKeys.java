@@ -121,8 +121,8 @@ final class HolderKeys {
      * @param keyPrefix {@code distlock.key-prefix}
      * @param stored what follows the owner token in a stored owner: a reference, an older version's base64url
      *        identity, or nothing
-     * @return the holder identity, {@link LockInfo#UNKNOWN_HOLDER} when not known, or those of a collision joined
-     *         by " or "
+     * @return the holder identity, {@link LockInfo#UNKNOWN_HOLDER} when not known or not readable, or those of a
+     *         collision joined by " or "
      */
     static CompletableFuture<String> identity(RedisRunner runner, String keyPrefix, String stored) {
         if (stored.isEmpty()) {
@@ -131,9 +131,11 @@ final class HolderKeys {
         if (stored.length() != REFERENCE_LENGTH) {
             return CompletableFuture.completedFuture(LuaScript.holder(stored));
         }
-        return runner.eval(HOLDER, new byte[][] { key(keyPrefix, stored) }).thenApply(reply -> {
+        return runner.eval(HOLDER, new byte[][] { key(keyPrefix, stored) }).handle((reply, error) -> {
+            // The lock's own keys were read: a holder key that cannot be (another Cluster shard down, say) leaves
+            // the holder unknown, not the description failed.
             List<?> identities = (List<?>) reply;
-            return identities == null || identities.isEmpty() ? LockInfo.UNKNOWN_HOLDER
+            return error != null || identities == null || identities.isEmpty() ? LockInfo.UNKNOWN_HOLDER
                     : identities.stream().map(RedisDescriptions::text).sorted().collect(Collectors.joining(" or "));
         });
     }

@@ -123,6 +123,17 @@ class HolderKeysTests {
     }
 
     @Test
+    void aHolderKeyThatCannotBeReadLeavesTheHolderUnknownNotTheDescription() {
+        StoreLockService node = node(IDENTITY);
+        try (LockHandle held = node.lock("unreadable-holder")) {
+            nodes.redis(server).opsForValue().set(holderKey(IDENTITY), "not a hash"); // WRONGTYPE for holder.lua
+            LockInfo info = node.describe("unreadable-holder").orElseThrow();
+            assertThat(info.holder()).isEqualTo(LockInfo.UNKNOWN_HOLDER);
+            assertThat(info.fencingToken()).isEqualTo(held.fencingToken());
+        }
+    }
+
+    @Test
     void anOlderVersionsValueWithTheIdentityInsideIsDescribed() {
         String encoded = Base64.getUrlEncoder().withoutPadding().encodeToString(
                 IDENTITY.getBytes(StandardCharsets.UTF_8));
