@@ -32,7 +32,7 @@ public final class DistlockTestRedis {
     /**
      * Sends one command to the embedded Redis on a connection of its own.
      *
-     * @param command the command and its arguments, e.g. {@code "KEYS", "distlock:{*"} (the lock keys)
+     * @param command the command and its arguments, e.g. {@code "EXISTS", "distlock:{stock:42}"}
      * @return the reply: a {@code String}, a {@code Long}, a {@code List} of replies, or {@code null}
      */
     public static @Nullable Object call(String... command) {
