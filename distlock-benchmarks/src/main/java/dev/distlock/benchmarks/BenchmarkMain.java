@@ -213,7 +213,8 @@ public final class BenchmarkMain {
                     }
                 }
                 if (stores != null) {
-                    StoreRounds.run(stores, settings.workloads().contains("S"), raw, repeat); // S and R, paired
+                    // S and R, paired
+                    StoreRounds.run(stores, settings.workloads().contains("S"), raw, repeat, settings.warmup());
                 }
                 if (settings.workloads().contains(HeldLocksWorkload.MEASUREMENT)) {
                     heldLocks.run(order);

@@ -32,7 +32,9 @@ final class RawCycleReport {
         line.accept("");
         line.accept("Each store's minimal lock cycle without distlock, on the client library its store module uses, "
                 + "run as S runs distlock (same threads, names, warm-up, window and servers, in the same run; a "
-                + "polling waiter pauses 0.5–1.5 ms). Ratio = distlock ÷ raw, of the medians; targets (issue 40): "
+                + "polling waiter pauses 0.5–1.5 ms; before the first repeat both sides of every store run A with "
+                + StoreRounds.WARM_UP_THREADS + " threads for " + StoreRounds.WARM_UP_FACTOR + " × the warm-up, "
+                + "unmeasured). Ratio = distlock ÷ raw, of the medians; targets (issue 40): "
                 + "uncontended ≥ " + UNCONTENDED_TARGET + "×, hot key ≥ " + HOT_TARGET + "×. ✓ met, ✗ missed.");
         line.accept("");
         line.accept("| store | S A1 | raw A1 | ratio | S A8 | raw A8 | ratio | S hot | raw hot | ratio |");

@@ -1,5 +1,6 @@
 package dev.distlock.benchmarks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,6 +67,18 @@ final class RawCycleWorkloads {
         catch (Exception | Error ex) {
             node.close();
             throw ex;
+        }
+    }
+
+    /** As {@link StoreWorkloads#warmUp}, on the store's raw cycle. */
+    void warmUp(StoreUnderTest store, Duration time) throws Exception {
+        RawCycle cycle = cycles.get(store.id());
+        if (cycle == null) {
+            return;
+        }
+        try (RawCycle.Node node = node(cycle)) {
+            BenchThreads.cycles(StoreRounds.WARM_UP_THREADS, time, runId() + "j-", name -> node.acquire(name).release(),
+                    new ArrayList<>(), new AtomicLong());
         }
     }
 

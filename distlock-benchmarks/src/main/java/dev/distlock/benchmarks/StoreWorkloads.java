@@ -119,6 +119,20 @@ final class StoreWorkloads implements AutoCloseable {
 
     // ---------------------------------------------------------------- A on a store
 
+    /**
+     * Runs A with {@value StoreRounds#WARM_UP_THREADS} threads for that long and records nothing: the JIT's warm-up
+     * of the store's path before its first measurement ({@link StoreRounds}).
+     */
+    void warmUp(StoreUnderTest store, Duration time) throws Exception {
+        try (StoreLockService node = node(store)) {
+            BenchThreads.cycles(StoreRounds.WARM_UP_THREADS, time, runId() + "j:", name -> node.lock(name).unlock(),
+                    new ArrayList<>(), new AtomicLong());
+        }
+        finally {
+            store.closeNodes();
+        }
+    }
+
     void uncontended(StoreUnderTest store, int threads) throws Exception {
         String measurement = uncontended(threads);
         try (StoreLockService node = node(store)) {

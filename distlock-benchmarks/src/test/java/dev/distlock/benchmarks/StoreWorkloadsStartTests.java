@@ -56,7 +56,7 @@ class StoreWorkloadsStartTests {
                     + workloads.skipped());
             StoreUnderTest store = workloads.stores().get(0);
             StoreRounds.run(workloads, true, new RawCycleWorkloads(settings, results, violations, workloads.stores(),
-                    target), 0);
+                    target), 0, settings.warmup());
             assertThat(results.median(StoreWorkloads.uncontended(1), store.name(), "cycles/s")).isPositive();
             assertThat(results.median(StoreWorkloads.uncontended(8), store.name(), "cycles/s")).isPositive();
             assertThat(results.median(StoreWorkloads.uncontended(8), store.name(), "errors")).isZero();
