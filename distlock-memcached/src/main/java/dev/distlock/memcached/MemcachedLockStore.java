@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import com.spotify.folsom.GetResult;
 import com.spotify.folsom.MemcacheStatus;
 import dev.distlock.InvalidPropertyException;
 import dev.distlock.LockInfo;
@@ -33,8 +34,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The Memcached {@link LockStore}: a name is one item ({@link LockItem}) on one of the {@link MemcachedServers}.
- * Acquire is {@code add} (one round trip); an item that is free, whose lease ended, or the request's own, is taken by
- * {@code gets} and {@code cas}, as renewals and releases are, owner-checked. <b>The lease's end is the one written in
+ * Acquire is {@code add} with a {@code gets} pipelined behind it (one round trip); an item that is free, whose lease
+ * ended, or the request's own, is then taken by {@code cas}, as renewals and releases are, owner-checked. A release
+ * of an item nobody wrote since its {@code add} is one {@code cas} with the CAS that {@code gets} read; any other is a
+ * {@code gets} and an owner-checked {@code cas}. <b>The lease's end is the one written in
  * the item</b> (by the writer's token clock), and other instances take the name only {@link #CLOCK_SKEW_MICROS} after
  * it: Memcached's own clock cannot end a lease. It ticks once a second on a timer, lags real time (2 s was seen), and
  * after the server was paused it lags by the pause until its timer runs again; with expiry as the lease (rounded up,
@@ -53,9 +56,13 @@ public final class MemcachedLockStore implements LockStore {
     /** How long an item outlives its lease before Memcached drops it: far more than Memcached's clock lags. */
     static final int EXPIRY_GRACE_SECONDS = 10;
     private static final int FORCED_FLOOR_SECONDS = 31; // a forced release knows no lease: the default one, plus 1
+    private static final int MAX_ADDED_CAS = 100_000; // beyond, releases read their item first
+
     private final MemcachedServers servers;
     private final String keyPrefix;
     private final Map<String, Integer> busyAnswers = new ConcurrentHashMap<>();
+    /** The CAS of each item added by a lease that still holds it unchanged, by owner token; bounded. */
+    private final Map<String, AddedCas> addedCas = new ConcurrentHashMap<>();
     private volatile StoreEvents events = StoreEvents.NONE;
 
     private MemcachedLockStore(MemcachedServers servers, String keyPrefix) {
@@ -93,14 +100,31 @@ public final class MemcachedLockStore implements LockStore {
         int expiry = expirySeconds(request.leaseTime());
         return servers.ready().thenCompose(client -> { // the clock after the check: it may correct it
             LockItem mine = held(request, servers.clockMicros());
-            return client.add(key(keyPrefix, request.name()), mine.encode(), expiry).thenCompose(added -> added
-                    == MemcacheStatus.OK ? CompletableFuture.completedFuture(mine)
+            String key = key(keyPrefix, request.name());
+            String value = mine.encode();
+            CompletionStage<MemcacheStatus> add = client.add(key, value, expiry);
+            // Pipelined behind the add on the same connection, answered in the same round trip: the item's CAS for
+            // a release in one round trip, or the item in the way for the update that may take it.
+            CompletionStage<@Nullable GetResult<String>> read = client.casGet(key);
+            return add.thenCompose(added -> added == MemcacheStatus.OK
+                    ? read.handle((found, failure) -> remember(request, mine, value, failure == null ? found : null))
                     : added != MemcacheStatus.ITEM_NOT_STORED ? failed(request.name(), added)
                     : update(request.name(), expiry, item -> item.owner().equals(request.ownerToken())
                             ? held(request, item.token())
                             : item.isFree() || item.leaseEndMicros() + CLOCK_SKEW_MICROS < servers.clockMicros()
-                            ? held(request, Math.max(servers.clockMicros(), item.token() + 1)) : null, TRIES));
+                            ? held(request, Math.max(servers.clockMicros(), item.token() + 1)) : null, TRIES, read));
         }).thenApply(taken -> answer(request, waiting, taken));
+    }
+
+    /**
+     * Keeps the CAS of an item this request has just added, when the pipelined read found it unchanged: any write
+     * since changes the CAS, so a release by that CAS frees the item only as it was added ({@link #release}).
+     */
+    private LockItem remember(LockRequest request, LockItem mine, String value, @Nullable GetResult<String> found) {
+        if (found != null && value.equals(found.getValue()) && addedCas.size() < MAX_ADDED_CAS) {
+            addedCas.put(request.ownerToken(), new AddedCas(found.getCas(), mine.token()));
+        }
+        return mine;
     }
 
     private Attempt answer(LockRequest request, Waiting waiting, @Nullable LockItem taken) {
@@ -138,23 +162,44 @@ public final class MemcachedLockStore implements LockStore {
                 .thenApply(freed -> freed != null ? ReleaseResult.RELEASED : ReleaseResult.EXPIRED);
     }
 
+    /**
+     * One round trip when the item is as its acquire added it: a {@code cas} with the CAS read then. Otherwise
+     * (renewed, taken over, or no CAS kept) a {@code gets} and an owner-checked {@code cas}.
+     */
     private CompletionStage<@Nullable LockItem> release(LockRequest request, long floor) {
-        return update(request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(
-                request.ownerToken()) ? LockItem.free(Math.max(item.token(), floor)) : null, TRIES);
+        String name = request.name();
+        int expiry = expirySeconds(request.leaseTime());
+        AddedCas added = addedCas.remove(request.ownerToken());
+        if (added == null) {
+            return update(name, expiry, item -> item.owner().equals(request.ownerToken())
+                    ? LockItem.free(Math.max(item.token(), floor)) : null, TRIES, null);
+        }
+        LockItem free = LockItem.free(Math.max(added.token(), floor));
+        return servers.ready().thenCompose(client -> client.set(key(keyPrefix, name), free.encode(), expiry,
+                added.cas())).thenCompose(set -> {
+                    if (set == MemcacheStatus.OK) {
+                        events.released(name, null);
+                        return CompletableFuture.completedFuture(free);
+                    }
+                    return release(request, floor); // written since: owner-checked, the CAS is gone
+                });
     }
 
     /** The floor takes the forcer's clock: the holder's local hand-offs may be above its item's token. */
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
         return update(name, FORCED_FLOOR_SECONDS, item -> item.isFree() ? null
-                : LockItem.free(Math.max(item.token(), servers.clockMicros())), TRIES).thenApply(Objects::nonNull);
+                : LockItem.free(Math.max(item.token(), servers.clockMicros())), TRIES, null)
+                .thenApply(Objects::nonNull);
     }
 
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
+        // A renewal writes the item: the CAS its acquire read is stale from then on.
+        leases.forEach(lease -> addedCas.remove(lease.request().ownerToken()));
         List<CompletableFuture<RenewalResult>> results = leases.stream().map(Lease::request).map(request -> update(
                 request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(request.ownerToken())
-                        ? held(request, item.token()) : null, TRIES)
+                        ? held(request, item.token()) : null, TRIES, null)
                 .handle((renewed, failure) -> failure != null ? RenewalResult.ERROR
                         : renewed != null ? RenewalResult.RENEWED : RenewalResult.LOST).toCompletableFuture()).toList();
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new))
@@ -183,12 +228,14 @@ public final class MemcachedLockStore implements LockStore {
      * Writes by CAS what {@code change} makes of the name's item (null: nothing), again when another write came
      * between; a freed name wakes this JVM's waiters at once (other JVMs' come back after their back-off).
      *
+     * @param read the item read already (pipelined behind an add), for the first try; null to read it
      * @return the item written, or null
      */
     private CompletionStage<@Nullable LockItem> update(String name, int expiry,
-            Function<LockItem, @Nullable LockItem> change, int tries) {
+            Function<LockItem, @Nullable LockItem> change, int tries,
+            @Nullable CompletionStage<@Nullable GetResult<String>> read) {
         String key = key(keyPrefix, name);
-        return servers.ready().thenCompose(client -> client.casGet(key).thenCompose(found -> {
+        return servers.ready().thenCompose(client -> (read != null ? read : client.casGet(key)).thenCompose(found -> {
             LockItem item = found == null ? null : LockItem.decode(found.getValue());
             LockItem next = item == null ? null : change.apply(item);
             if (found == null || next == null) {
@@ -198,9 +245,10 @@ public final class MemcachedLockStore implements LockStore {
                 if (set == MemcacheStatus.OK && next.isFree()) {
                     events.released(name, null);
                 }
+                // KEY_EXISTS, KEY_NOT_FOUND: another write came between
                 return set == MemcacheStatus.OK ? CompletableFuture.completedFuture(next)
                         : (set == MemcacheStatus.KEY_EXISTS || set == MemcacheStatus.KEY_NOT_FOUND) && tries > 1
-                        ? update(name, expiry, change, tries - 1) : failed(name, set); // another write came between
+                        ? update(name, expiry, change, tries - 1, null) : failed(name, set);
             });
         }));
     }
@@ -236,6 +284,11 @@ public final class MemcachedLockStore implements LockStore {
 
     @Override
     public void close() {
+        addedCas.clear();
         servers.close();
+    }
+
+    /** An added item's CAS and the token written in it. */
+    private record AddedCas(long cas, long token) {
     }
 }

@@ -120,6 +120,36 @@ class MemcachedLockStoreTests {
     }
 
     @Test
+    void anUncontendedReleaseIsOneCasWithTheCasItsAcquireReadInTheSameRoundTrip() {
+        StoreLockService node = node();
+        node.lock("warm").unlock();
+        long before = server.stat("cmd_get");
+        LockHandle handle = node.lock("one-trip");
+        long acquired = server.stat("cmd_get");
+        long casHits = server.stat("cas_hits");
+        handle.unlock();
+        assertThat(server.stat("cmd_get")).as("the release read nothing").isEqualTo(acquired);
+        assertThat(server.stat("cas_hits")).as("the release was one cas").isEqualTo(casHits + 1);
+        assertThat(acquired - before).as("the acquire read its item, pipelined behind the add").isEqualTo(1);
+        assertThat(server.value("fixture:one-trip")).as("released: the floor is left")
+                .isEqualTo(handle.fencingToken() + "|0|-|");
+    }
+
+    @Test
+    void aReleaseWhoseItemChangedSinceItsAcquireIsOwnerCheckedAndLeavesTheNewHolderAlone() {
+        StoreLockService first = node();
+        StoreLockService second = node();
+        LockHandle stale = first.lock("changed", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30)));
+        assertThat(second.forceRelease("changed")).isTrue();
+        LockHandle current = second.lock("changed", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
+        stale.unlock();
+        assertThat(server.value("fixture:changed")).as("still the new holder's")
+                .startsWith(current.fencingToken() + "|").doesNotContain("|-|");
+        current.unlock();
+        assertThat(server.value("fixture:changed")).isEqualTo(current.fencingToken() + "|0|-|");
+    }
+
+    @Test
     void aFullServerWithEvictionsOffFailsTheLockClosedInsteadOfEvicting() {
         try (MemcachedTestServer full = MemcachedTestServer.start(false, 2)) {
             StoreLockService node = new StoreLockService(MemcachedLockStore.connect(MemcachedFixtures.config(

@@ -205,6 +205,19 @@ public final class MemcachedTestServer implements AutoCloseable {
         }
     }
 
+    /**
+     * @param name a general statistic ({@code stats}), such as {@code cmd_get}
+     * @return its value now
+     */
+    public long stat(String name) {
+        for (String line : command("stats").split("\r\n")) {
+            if (line.startsWith("STAT " + name + " ")) {
+                return Long.parseLong(line.substring(("STAT " + name + " ").length()));
+            }
+        }
+        throw new IllegalArgumentException("no statistic " + name);
+    }
+
     /** Sends one ascii command and reads its answer (up to END, or a one-line answer). */
     private String command(String command) {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
@@ -213,7 +226,7 @@ public final class MemcachedTestServer implements AutoCloseable {
             StringBuilder answer = new StringBuilder();
             byte[] buffer = new byte[4096];
             while (!(answer.toString().endsWith("END\r\n") || (!answer.toString().startsWith("VALUE")
-                    && answer.toString().endsWith("\r\n")))) {
+                    && !answer.toString().startsWith("STAT") && answer.toString().endsWith("\r\n")))) {
                 int read = socket.getInputStream().read(buffer);
                 if (read < 0) {
                     break;
