@@ -1,6 +1,5 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,17 +15,24 @@ import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockType;
+import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.Waiting;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.WatchersDebug;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -40,11 +46,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * What the ZooKeeper store does beyond the shared contract, against a real server: fencing tokens from the
  * creation zxid, waiting on the predecessor only, FIFO, waking at once, keeping a waiter's node, session states,
- * read/write rules, permits, Curator interoperability, name encoding and health.
+ * read/write rules, permits, Curator interoperability, name encoding, health, and lock parents made without a
+ * synchronous call.
  */
 class ZooKeeperLockStoreTests {
 
     private static final String BASE = "/store-tests";
+
+    /** A base path that does not exist before its test. */
+    private static final String PARENT_BASE = "/parent-tests/nested";
 
     static TestingServer server;
 
@@ -479,6 +489,72 @@ class ZooKeeperLockStoreTests {
                     .withWaitTime(Duration.ZERO));
             assertThat(encodedLookalike).isPresent();
             encodedLookalike.get().unlock();
+        }
+    }
+
+    /**
+     * A lock's parent node (a container) is made on the way, asynchronously. Curator's own
+     * {@code creatingParentContainersIfNeeded()} makes missing parents with synchronous calls on its single
+     * background thread, where every caller locking a new name queued behind the others' parent creations.
+     */
+    @Test
+    void newNamesAndAMissingBasePathAreMadeWithoutASynchronousCall() throws Exception {
+        AtomicInteger synchronous = new AtomicInteger();
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+                .sessionTimeoutMs(10_000).retryPolicy(new RetryOneTime(100))
+                .zookeeperFactory((connect, session, watcher, readOnly) -> new CountingZooKeeper(connect, session,
+                        watcher, synchronous))
+                .build();
+        client.start();
+        assertThat(client.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+        ZooKeeperLockConfig config = ZooKeeperServers.config(server.getConnectString(), PARENT_BASE);
+        try (ZooKeeperLockStore store = new ZooKeeperLockStore(client, config);
+                StoreLockService service = new StoreLockService(store, LockConfig.defaults()
+                        .withWaitTime(Duration.ofSeconds(5)), LockListener.NONE)) {
+            service.start();
+            long last = 0;
+            for (String name : List.of("first", "second", "first")) { // the base path is missing at first
+                try (LockHandle handle = service.lock(name)) {
+                    assertThat(handle.fencingToken()).isGreaterThan(last);
+                    last = handle.fencingToken();
+                    assertThat(ZooKeeperServers.lockNodes(admin, PARENT_BASE, name)).hasSize(1);
+                }
+            }
+            // A parent that went (ZooKeeper deletes empty containers by itself) is made again.
+            admin.delete().forPath(LockPaths.lockPath(PARENT_BASE, "first"));
+            try (LockHandle handle = service.lock("first")) {
+                assertThat(handle.fencingToken()).isGreaterThan(last);
+            }
+        }
+        finally {
+            client.close();
+        }
+        assertThat(synchronous).as("synchronous ZooKeeper calls (Curator's mkdirs on its background thread)")
+                .hasValue(0);
+    }
+
+    /** Counts the synchronous calls that making parent nodes uses; the asynchronous ones pass through. */
+    private static final class CountingZooKeeper extends ZooKeeper {
+
+        private final AtomicInteger synchronous;
+
+        CountingZooKeeper(String connect, int session, Watcher watcher, AtomicInteger synchronous)
+                throws java.io.IOException {
+            super(connect, session, watcher);
+            this.synchronous = synchronous;
+        }
+
+        @Override
+        public Stat exists(String path, boolean watch) throws KeeperException, InterruptedException {
+            synchronous.incrementAndGet();
+            return super.exists(path, watch);
+        }
+
+        @Override
+        public String create(String path, byte[] data, List<ACL> acl, CreateMode mode)
+                throws KeeperException, InterruptedException {
+            synchronous.incrementAndGet();
+            return super.create(path, data, acl, mode);
         }
     }
 }
