@@ -12,6 +12,7 @@ import dev.distlock.spi.line.LinePlace;
 import dev.distlock.spi.line.LinePosition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.data.Stat;
@@ -84,8 +85,9 @@ final class LockNodeCalls implements LineDriver<LockNode, String> {
             if (parentTries >= MAX_PARENT_TRIES) {
                 throw new LockUnavailableException("The parent node " + lockPath + " kept vanishing: cannot " + what);
             }
+            String ancestor = ZKPaths.getPathAndNode(lockPath).getPath();
             return parent.thenCompose(made -> made != null && made.getResultCode() == Code.NONODE.intValue()
-                    ? makeParents(parentOf(lockPath), what) : CompletableFuture.completedFuture(null))
+                    ? makeParents(ancestor, what) : CompletableFuture.completedFuture(null))
                     .thenCompose(ignored -> join(request, what, lockPath, parentTries + 1));
         });
     }
@@ -131,12 +133,8 @@ final class LockNodeCalls implements LineDriver<LockNode, String> {
         }
         return makeParent(path, what).thenCompose(made -> made.getResultCode() != Code.NONODE.intValue()
                 ? CompletableFuture.completedFuture(null)
-                : makeParents(parentOf(path), what).thenCompose(ignored -> makeParents(path, what)));
-    }
-
-    private static String parentOf(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash <= 0 ? "/" : path.substring(0, slash);
+                : makeParents(ZKPaths.getPathAndNode(path).getPath(), what)
+                        .thenCompose(ignored -> makeParents(path, what)));
     }
 
     /** A node's data: the holder identity ({@link ZooKeeperDescriptions}). */
