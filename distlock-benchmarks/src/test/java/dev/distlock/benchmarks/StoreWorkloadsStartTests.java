@@ -45,7 +45,7 @@ class StoreWorkloadsStartTests {
     @ParameterizedTest
     @MethodSource("stores")
     void startsAndMeasuresBriefly(String id) throws Exception {
-        Settings settings = new Settings(Duration.ofMillis(100), Duration.ofMillis(250), 1, 1, 1, Duration.ZERO,
+        Settings settings = new Settings(Duration.ofMillis(50), Duration.ofMillis(250), 1, 1, 1, Duration.ZERO,
                 Duration.ofSeconds(3), List.of(1), List.of(2), 3, 4, Duration.ofNanos(50_000), 1,
                 Duration.ofSeconds(5), List.of(), List.of("S", "R"), List.of(id));
         Results results = new Results();
