@@ -47,7 +47,7 @@ class ClusterLinksTests {
 
     @BeforeAll
     static void startCluster() {
-        topology = new ClusterTopology();
+        topology = new ClusterTopology(false);
     }
 
     @AfterAll

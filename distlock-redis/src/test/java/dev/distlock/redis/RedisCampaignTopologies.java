@@ -26,7 +26,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The Redis store's fault campaign topologies: {@code standalone-aof}, {@code sentinel}, {@code cluster},
- * {@code redlock}. Their node specs:
+ * {@code cluster-sharded} (Redis 7+), {@code redlock}. Their node specs:
  * <ul>
  * <li>{@code redis|host:port|minReplicas}</li>
  * <li>{@code sentinel|masterName|host:port,host:port|minReplicas[|port>port,port>port]}: the optional last field maps
@@ -34,6 +34,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>{@code cluster|host:port,host:port|minReplicas[|port>port,port>port]}: the seed nodes, and the optional last
  * field maps the ports the cluster names (seed nodes, {@code CLUSTER NODES}, {@code MOVED}) onto this node's own
  * proxies</li>
+ * <li>{@code cluster-sharded|…}: the same, the store's release notifications by sharded pub/sub</li>
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
  * </ul>
  * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout; a Cluster client
@@ -43,7 +44,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
 
     @Override
     public List<String> names() {
-        return List.of("standalone-aof", "sentinel", "cluster", "redlock");
+        return List.of("standalone-aof", "sentinel", "cluster", "cluster-sharded", "redlock");
     }
 
     @Override
@@ -51,7 +52,8 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
         return switch (name) {
             case "standalone-aof" -> new StandaloneAofTopology();
             case "sentinel" -> new SentinelTopology();
-            case "cluster" -> new ClusterTopology();
+            case "cluster" -> new ClusterTopology(false);
+            case "cluster-sharded" -> ClusterTopology.sharded();
             case "redlock" -> new RedlockTopology();
             default -> throw new IllegalArgumentException("Not a Redis campaign topology: " + name);
         };
@@ -64,7 +66,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
             case "redis": {
                 String[] hostPort = parts[1].split(":");
                 return Optional.of(redis(new RedisStandaloneConfiguration(hostPort[0], Integer.parseInt(hostPort[1])),
-                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : ""));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : "", false));
             }
             case "sentinel": {
                 RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
@@ -72,11 +74,14 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
                 for (String node : parts[2].split(",")) {
                     sentinel.addSentinel(RedisNode.fromString(node));
                 }
-                return Optional.of(redis(sentinel, Integer.parseInt(parts[3]), parts.length > 4 ? parts[4] : ""));
+                return Optional.of(redis(sentinel, Integer.parseInt(parts[3]), parts.length > 4 ? parts[4] : "",
+                        false));
             }
             case "cluster":
+            case "cluster-sharded":
                 return Optional.of(redis(new RedisClusterConfiguration(Arrays.asList(parts[1].split(","))),
-                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : ""));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : "",
+                        parts[0].equals("cluster-sharded")));
             case "redlock":
                 return Optional.of(new CampaignTopology.Opened(RedlockStore.connect(new RedlockConfig(
                         List.of(parts[1].split(",")), CampaignTopology.KEY_PREFIX, CampaignTopology.COMMAND_TIMEOUT)),
@@ -86,7 +91,8 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
         }
     }
 
-    private static CampaignTopology.Opened redis(RedisConfiguration configuration, int minReplicas, String portMapping) {
+    private static CampaignTopology.Opened redis(RedisConfiguration configuration, int minReplicas, String portMapping,
+            boolean shardedPubsub) {
         List<AutoCloseable> resources = new ArrayList<>();
         LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder()
                 .commandTimeout(Duration.ofSeconds(5));
@@ -122,6 +128,9 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
         resources.add(0, factory::destroy);
         RedisLockConfig config = RedisLockConfig.defaults().withKeyPrefix(CampaignTopology.KEY_PREFIX)
                 .withCommandTimeout(CampaignTopology.COMMAND_TIMEOUT).withReplication(minReplicas, Duration.ofSeconds(1));
+        if (shardedPubsub) {
+            config = config.withShardedPubsub();
+        }
         return new CampaignTopology.Opened(new RedisLockStore(factory, config), resources);
     }
 }
