@@ -18,7 +18,7 @@ final class RawCycles {
     /**
      * @param store a started store of workload S
      * @param redis the harness's Redis, the reference store
-     * @return the store's raw cycle; empty for a set-up that has none (replicas, Redlock, a second cluster size)
+     * @return the store's raw cycle; empty for a set-up that has none (replicas, Redlock)
      */
     static Optional<RawCycle> of(StoreUnderTest store, RedisTarget redis) {
         if (Stores.REFERENCE.equals(store.id())) {
@@ -31,7 +31,8 @@ final class RawCycles {
         return switch (store.id()) {
             case "h2", "postgres", "mariadb" -> Optional.of(new JdbcRawCycle(fixture.get()));
             case "zookeeper" -> server(fixture.get()).map(ZooKeeperRawCycle::new);
-            case "etcd" -> server(fixture.get()).map(endpoints -> new EtcdRawCycle(List.of(endpoints.split(","))));
+            case "etcd", "etcd-3" -> server(fixture.get())
+                    .map(endpoints -> new EtcdRawCycle(List.of(endpoints.split(","))));
             case "memcached" -> server(fixture.get()).map(MemcachedRawCycle::new);
             default -> Optional.empty();
         };

@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StoreWorkloadsStartTests {
 
-    /** The stores with a raw cycle (workload R); the other set-ups (replicas, Redlock, 3 members) have none. */
+    /** The stores with a raw cycle (workload R); the other set-ups (replicas, Redlock) have none. */
     private static final List<String> RAW = List.of("redis", "h2", "postgres", "mariadb", "zookeeper", "etcd",
-            "memcached");
+            "etcd-3", "memcached");
 
     private static RedisServerProcess redis;
 
