@@ -47,7 +47,7 @@ class ClusterLinksTests {
 
     @BeforeAll
     static void startCluster() {
-        topology = new ClusterTopology(false);
+        topology = new ClusterTopology();
     }
 
     @AfterAll

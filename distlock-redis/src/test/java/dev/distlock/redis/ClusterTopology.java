@@ -19,7 +19,6 @@ import dev.distlock.embedded.RedisServerBinary;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.test.support.FaultProxy;
 import org.jspecify.annotations.Nullable;
-import org.opentest4j.TestAbortedException;
 
 /**
  * A Redis Cluster of three masters with a replica each, nodes with {@code distlock.replication.min-replicas=1}.
@@ -36,11 +35,6 @@ import org.opentest4j.TestAbortedException;
  * node stays cut off from it; and one server's wall clock stepped or drifting, master or replica (each of the six
  * has a clock of its own, libfaketime where installed: {@link ClockFaults}; a failover hands the tokens of a free
  * name to the promoted replica's clock).
- * <p>
- * {@code cluster-sharded} is the same cluster with release notifications by sharded pub/sub
- * ({@code distlock.cluster.sharded-pubsub}): a waiter's subscription is on its name's shard, so a failover moves it
- * to the promoted replica. It needs Redis 7 or later; on an older {@code redis-server} the topology is skipped,
- * saying so.
  */
 final class ClusterTopology implements CampaignTopology {
 
@@ -54,27 +48,6 @@ final class ClusterTopology implements CampaignTopology {
     private final RedisClusterTopology cluster = startCluster(clocks);
 
     private final Links links = Links.toServers(cluster.servers(), RedisServerProcess::port);
-
-    private final boolean sharded;
-
-    /** @param sharded whether the nodes' release notifications use sharded pub/sub ({@code cluster-sharded}) */
-    ClusterTopology(boolean sharded) {
-        this.sharded = sharded;
-    }
-
-    /**
-     * @return the {@code cluster-sharded} topology
-     * @throws TestAbortedException when this run's {@code redis-server} is older than 7, which has no sharded
-     *         pub/sub: the campaign reports that topology as skipped, with the reason
-     */
-    static ClusterTopology sharded() {
-        if (!RedisServerBinary.isAtLeast(7, 0)) {
-            throw new TestAbortedException("campaign on cluster-sharded SKIPPED: sharded pub/sub needs Redis 7 or "
-                    + "later; this run's redis-server is " + RedisServerBinary.version()
-                    + " (DISTLOCK_REDIS_VERSION=7.4 or DISTLOCK_REDIS_SERVER=<a Redis 7 binary> runs it)");
-        }
-        return new ClusterTopology(true);
-    }
 
     /** The cluster, each server under its own clock if there are clocks (kept when a server is restarted). */
     private static RedisClusterTopology startCluster(List<FakedClock> clocks) {
@@ -90,14 +63,14 @@ final class ClusterTopology implements CampaignTopology {
 
     @Override
     public String name() {
-        return sharded ? "cluster-sharded" : "cluster";
+        return "cluster";
     }
 
     @Override
     public String spec(String node) {
         String mapping = links.of(node).stream().map(proxy -> proxy.targetPort() + ">" + proxy.port())
                 .collect(Collectors.joining(","));
-        return name() + "|" + cluster.clusterNodes() + "|1|" + mapping;
+        return "cluster|" + cluster.clusterNodes() + "|1|" + mapping;
     }
 
     /** @return the cluster, for tests that look at its masters */

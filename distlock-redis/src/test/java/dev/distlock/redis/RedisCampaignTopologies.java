@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 import dev.distlock.test.support.campaign.CampaignTopology;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -26,7 +27,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The Redis store's fault campaign topologies: {@code standalone-aof}, {@code sentinel}, {@code cluster},
- * {@code cluster-sharded} (Redis 7+), {@code redlock}. Their node specs:
+ * {@code redlock}, and with an opt-in setting on ({@link RedisOptionTopology}): {@code cluster-sharded} (sharded
+ * pub/sub, Redis 7+), {@code standalone-aof-batched} and {@code sentinel-batched} (batched scripts). Their node
+ * specs:
  * <ul>
  * <li>{@code redis|host:port|minReplicas}</li>
  * <li>{@code sentinel|masterName|host:port,host:port|minReplicas[|port>port,port>port]}: the optional last field maps
@@ -34,8 +37,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>{@code cluster|host:port,host:port|minReplicas[|port>port,port>port]}: the seed nodes, and the optional last
  * field maps the ports the cluster names (seed nodes, {@code CLUSTER NODES}, {@code MOVED}) onto this node's own
  * proxies</li>
- * <li>{@code cluster-sharded|…}: the same, the store's release notifications by sharded pub/sub</li>
  * <li>{@code redlock|redis://host:port,redis://host:port}</li>
+ * <li>{@code sharded+…} and {@code batched+…}: the spec after the prefix, with the setting on</li>
  * </ul>
  * Store settings are those of the campaign: a 1 s command timeout, a 1 s replication timeout; a Cluster client
  * follows the topology as the how-to advises (adaptive refresh, and every 5 s).
@@ -44,7 +47,8 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
 
     @Override
     public List<String> names() {
-        return List.of("standalone-aof", "sentinel", "cluster", "cluster-sharded", "redlock");
+        return List.of("standalone-aof", "sentinel", "cluster", "redlock", "cluster-sharded", "standalone-aof-batched",
+                "sentinel-batched");
     }
 
     @Override
@@ -52,21 +56,30 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
         return switch (name) {
             case "standalone-aof" -> new StandaloneAofTopology();
             case "sentinel" -> new SentinelTopology();
-            case "cluster" -> new ClusterTopology(false);
-            case "cluster-sharded" -> ClusterTopology.sharded();
+            case "cluster" -> new ClusterTopology();
             case "redlock" -> new RedlockTopology();
+            case "cluster-sharded" -> RedisOptionTopology.clusterSharded();
+            case "standalone-aof-batched" -> RedisOptionTopology.batched(new StandaloneAofTopology());
+            case "sentinel-batched" -> RedisOptionTopology.batched(new SentinelTopology());
             default -> throw new IllegalArgumentException("Not a Redis campaign topology: " + name);
         };
     }
 
     @Override
     public Optional<CampaignTopology.Opened> open(String spec) {
+        UnaryOperator<RedisLockConfig> setting = UnaryOperator.identity();
+        for (RedisOptionTopology.Option option : RedisOptionTopology.Option.values()) {
+            if (spec.startsWith(option.prefix())) {
+                setting = option.setting;
+                spec = spec.substring(option.prefix().length());
+            }
+        }
         String[] parts = spec.split("\\|");
         switch (parts[0]) {
             case "redis": {
                 String[] hostPort = parts[1].split(":");
                 return Optional.of(redis(new RedisStandaloneConfiguration(hostPort[0], Integer.parseInt(hostPort[1])),
-                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : "", false));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : "", setting));
             }
             case "sentinel": {
                 RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
@@ -75,13 +88,11 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
                     sentinel.addSentinel(RedisNode.fromString(node));
                 }
                 return Optional.of(redis(sentinel, Integer.parseInt(parts[3]), parts.length > 4 ? parts[4] : "",
-                        false));
+                        setting));
             }
             case "cluster":
-            case "cluster-sharded":
                 return Optional.of(redis(new RedisClusterConfiguration(Arrays.asList(parts[1].split(","))),
-                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : "",
-                        parts[0].equals("cluster-sharded")));
+                        Integer.parseInt(parts[2]), parts.length > 3 ? parts[3] : "", setting));
             case "redlock":
                 return Optional.of(new CampaignTopology.Opened(RedlockStore.connect(new RedlockConfig(
                         List.of(parts[1].split(",")), CampaignTopology.KEY_PREFIX, CampaignTopology.COMMAND_TIMEOUT)),
@@ -92,7 +103,7 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
     }
 
     private static CampaignTopology.Opened redis(RedisConfiguration configuration, int minReplicas, String portMapping,
-            boolean shardedPubsub) {
+            UnaryOperator<RedisLockConfig> setting) {
         List<AutoCloseable> resources = new ArrayList<>();
         LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder()
                 .commandTimeout(Duration.ofSeconds(5));
@@ -126,11 +137,8 @@ public final class RedisCampaignTopologies implements CampaignTopology.Provider 
         factory.afterPropertiesSet();
         factory.start();
         resources.add(0, factory::destroy);
-        RedisLockConfig config = RedisLockConfig.defaults().withKeyPrefix(CampaignTopology.KEY_PREFIX)
-                .withCommandTimeout(CampaignTopology.COMMAND_TIMEOUT).withReplication(minReplicas, Duration.ofSeconds(1));
-        if (shardedPubsub) {
-            config = config.withShardedPubsub();
-        }
+        RedisLockConfig config = setting.apply(RedisLockConfig.defaults().withKeyPrefix(CampaignTopology.KEY_PREFIX)
+                .withCommandTimeout(CampaignTopology.COMMAND_TIMEOUT).withReplication(minReplicas, Duration.ofSeconds(1)));
         return new CampaignTopology.Opened(new RedisLockStore(factory, config), resources);
     }
 }
