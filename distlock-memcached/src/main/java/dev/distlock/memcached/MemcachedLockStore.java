@@ -61,13 +61,13 @@ public final class MemcachedLockStore implements LockStore {
     private final MemcachedServers servers;
     private final String keyPrefix;
     private final Map<String, Integer> busyAnswers = new ConcurrentHashMap<>();
-    /** The CAS of each item added by a lease that still holds it unchanged, by owner token; bounded. */
-    private final Map<String, AddedCas> addedCas = new ConcurrentHashMap<>();
+    final AddedItems addedItems; // the CAS of added items, for one-round-trip releases; package-private for tests
     private volatile StoreEvents events = StoreEvents.NONE;
 
-    private MemcachedLockStore(MemcachedServers servers, String keyPrefix) {
+    private MemcachedLockStore(MemcachedServers servers, String keyPrefix, int maxAddedCas) {
         this.servers = servers;
         this.keyPrefix = keyPrefix;
+        this.addedItems = new AddedItems(maxAddedCas);
     }
 
     /**
@@ -82,7 +82,13 @@ public final class MemcachedLockStore implements LockStore {
 
     /** As {@link #connect(MemcachedLockConfig)} on another wall clock: tests and the campaign skew instances'. */
     static MemcachedLockStore connect(MemcachedLockConfig config, Clock clock) {
-        return new MemcachedLockStore(new MemcachedServers(config, clock).checkAtStart(), config.keyPrefix());
+        return connect(config, clock, MAX_ADDED_CAS);
+    }
+
+    /** As {@link #connect(MemcachedLockConfig, Clock)} with room for fewer added CAS: tests fill it up. */
+    static MemcachedLockStore connect(MemcachedLockConfig config, Clock clock, int maxAddedCas) {
+        return new MemcachedLockStore(new MemcachedServers(config, clock).checkAtStart(), config.keyPrefix(),
+                maxAddedCas);
     }
 
     @Override
@@ -121,8 +127,8 @@ public final class MemcachedLockStore implements LockStore {
      * since changes the CAS, so a release by that CAS frees the item only as it was added ({@link #release}).
      */
     private LockItem remember(LockRequest request, LockItem mine, String value, @Nullable GetResult<String> found) {
-        if (found != null && value.equals(found.getValue()) && addedCas.size() < MAX_ADDED_CAS) {
-            addedCas.put(request.ownerToken(), new AddedCas(found.getCas(), mine.token()));
+        if (found != null && value.equals(found.getValue())) {
+            addedItems.remember(request.ownerToken(), found.getCas(), mine.token(), request.leaseTime());
         }
         return mine;
     }
@@ -144,7 +150,9 @@ public final class MemcachedLockStore implements LockStore {
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
         busyAnswers.remove(request.ownerToken());
-        return undo(request, 40);
+        // The attempt's add may be granted after the undo looked for its CAS (both on one connection, in order):
+        // forget it once the undo is done, as no lease will release by it.
+        return undo(request, 40).whenComplete((done, failure) -> addedItems.take(request.ownerToken()));
     }
 
     private CompletionStage<Void> undo(LockRequest request, int tries) {
@@ -169,7 +177,7 @@ public final class MemcachedLockStore implements LockStore {
     private CompletionStage<@Nullable LockItem> release(LockRequest request, long floor) {
         String name = request.name();
         int expiry = expirySeconds(request.leaseTime());
-        AddedCas added = addedCas.remove(request.ownerToken());
+        AddedItems.Added added = addedItems.take(request.ownerToken());
         if (added == null) {
             return update(name, expiry, item -> item.owner().equals(request.ownerToken())
                     ? LockItem.free(Math.max(item.token(), floor)) : null, TRIES, null);
@@ -196,7 +204,7 @@ public final class MemcachedLockStore implements LockStore {
     @Override
     public CompletionStage<List<RenewalResult>> renew(List<? extends Lease> leases) {
         // A renewal writes the item: the CAS its acquire read is stale from then on.
-        leases.forEach(lease -> addedCas.remove(lease.request().ownerToken()));
+        leases.forEach(lease -> addedItems.take(lease.request().ownerToken()));
         List<CompletableFuture<RenewalResult>> results = leases.stream().map(Lease::request).map(request -> update(
                 request.name(), expirySeconds(request.leaseTime()), item -> item.owner().equals(request.ownerToken())
                         ? held(request, item.token()) : null, TRIES, null)
@@ -284,11 +292,7 @@ public final class MemcachedLockStore implements LockStore {
 
     @Override
     public void close() {
-        addedCas.clear();
+        addedItems.clear();
         servers.close();
-    }
-
-    /** An added item's CAS and the token written in it. */
-    private record AddedCas(long cas, long token) {
     }
 }

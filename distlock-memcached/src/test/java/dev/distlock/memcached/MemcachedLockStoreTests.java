@@ -5,14 +5,20 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockInfo;
 import dev.distlock.LockOptions;
+import dev.distlock.LockType;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.listener.LockListener;
+import dev.distlock.spi.Attempt;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.StoreEvents;
+import dev.distlock.spi.Waiting;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +26,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What only the Memcached store has: its expiry in whole seconds, its keys, and the items it writes, read from a
@@ -147,6 +154,49 @@ class MemcachedLockStoreTests {
                 .startsWith(current.fencingToken() + "|").doesNotContain("|-|");
         current.unlock();
         assertThat(server.value("fixture:changed")).isEqualTo(current.fencingToken() + "|0|-|");
+    }
+
+    /**
+     * The engine cancels an attempt it gave up on (its answer came too late); the add may still have been granted
+     * and its CAS remembered after the cancel looked for it. Nothing of the attempt may stay behind.
+     */
+    @Test
+    void aCancelledAttemptLeavesNoAddedCasEvenWhenItsAddWasGrantedAfterTheCancelBegan() {
+        try (MemcachedLockStore store = MemcachedLockStore.connect(MemcachedFixtures.config(server.address(),
+                Duration.ofSeconds(2)))) {
+            store.start(StoreEvents.NONE);
+            LockRequest request = new LockRequest("cancelled-late", LockType.REENTRANT, UUID.randomUUID().toString(),
+                    Duration.ZERO, Duration.ofSeconds(30), false);
+            var attempt = store.attempt(request, Waiting.LAST_TRY).toCompletableFuture();
+            store.cancel(request).toCompletableFuture().join(); // sent behind the add: it finds no added CAS yet
+            assertThat(attempt.join()).as("the add was granted").isInstanceOf(Attempt.Granted.class);
+            assertThat(server.value("fixture:cancelled-late")).as("the cancel freed the item").contains("|-|");
+            assertThat(store.addedItems.size()).as("no added CAS left by the cancelled attempt").isZero();
+        }
+    }
+
+    /**
+     * A lease that runs out unreleased (a lock taken "for at least" its lease and never unlocked) gets no release
+     * from the engine, as Memcached ends it by itself: its added CAS must not take the room of live leases' for good.
+     */
+    @Test
+    void addedCasOfLeasesThatRanOutMakeRoomForNewOnesOnceTheMapIsFull() {
+        MemcachedLockStore store = MemcachedLockStore.connect(MemcachedFixtures.config(server.address(),
+                Duration.ofSeconds(2)), java.time.Clock.systemUTC(), 2);
+        StoreLockService node = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
+        node.start();
+        nodes.add(node);
+        LockOptions oneSecond = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(1));
+        node.lock("ran-out-1", oneSecond);
+        node.lock("ran-out-2", oneSecond); // neither is unlocked: the map of added CAS is full
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            long gets = server.stat("cmd_get");
+            LockHandle handle = node.lock("after-them-" + UUID.randomUUID()); // a new item: added, not updated
+            long acquired = server.stat("cmd_get");
+            handle.unlock();
+            assertThat(acquired - gets).as("the acquire's pipelined read").isEqualTo(1);
+            assertThat(server.stat("cmd_get")).as("a release by its added CAS reads nothing").isEqualTo(acquired);
+        });
     }
 
     @Test
