@@ -62,9 +62,9 @@ final class BeforeAfter {
             row("B2 " + n + " processes: distlock ÷ Redisson", Baseline.B2_DISTLOCK.get(n)
                     / Baseline.B2_REDISSON.get(n), ratio(m, Report.DISTLOCK, Report.REDISSON, "owner changes/s"), "×");
             line.accept("| B2 " + n + " processes: wait p99 ms, distlock / Redisson | ≈ "
-                    + Report.fmt(Baseline.B2_DISTLOCK_WAIT_P99) + " / " + Baseline.B2_REDISSON_WAIT_P99 + " | "
-                    + Report.fmt(median(m, Report.DISTLOCK, "wait p99")) + " / "
-                    + Report.fmt(median(m, Report.REDISSON, "wait p99")) + " |");
+                    + ReportCells.fmt(Baseline.B2_DISTLOCK_WAIT_P99) + " / " + Baseline.B2_REDISSON_WAIT_P99 + " | "
+                    + ReportCells.fmt(median(m, Report.DISTLOCK, "wait p99")) + " / "
+                    + ReportCells.fmt(median(m, Report.REDISSON, "wait p99")) + " |");
         }
         line.accept("");
     }
@@ -81,6 +81,6 @@ final class BeforeAfter {
         if (Double.isNaN(after)) {
             return;
         }
-        line.accept("| " + label + " | " + Report.fmt(before) + unit + " | " + Report.fmt(after) + unit + " |");
+        line.accept("| " + label + " | " + ReportCells.fmt(before) + unit + " | " + ReportCells.fmt(after) + unit + " |");
     }
 }

@@ -69,18 +69,18 @@ final class HeldLocksReport {
             StringBuilder row = new StringBuilder("| distlock ÷ Redisson | |");
             for (String metric : List.of("heap B/lock", "redis B/lock", "keys/lock", "renewal requests/s",
                     "commands/s", "redis cpu ms/s")) {
-                row.append(' ').append(Report.fmt(ratio(metric))).append(" |");
+                row.append(' ').append(ReportCells.fmt(ratio(metric))).append(" |");
             }
-            row.append(" | ").append(Report.fmt(ratio("held p50"))).append(" / ")
-                    .append(Report.fmt(ratio("held p99"))).append(" | |");
+            row.append(" | ").append(ReportCells.fmt(ratio("held p50"))).append(" / ")
+                    .append(ReportCells.fmt(ratio("held p99"))).append(" | |");
             line.accept(row.toString());
         }
         line.accept("");
         for (String name : measured) {
-            line.accept("- " + name + ": " + Report.fmt(results.median(L, name, "acquires/s")) + " acquires/s while "
-                    + "taking them; " + Report.fmt(results.median(L, name, "requests/lock/s") * 1000) + " renewal "
-                    + "requests per 1,000 held locks per second; " + Report.fmt(results.median(L, name, "held cycles")) + " cycles "
-                    + "while held; the window's calls: " + Report.nullToEmpty(results.note(L, name)) + ".");
+            line.accept("- " + name + ": " + ReportCells.fmt(results.median(L, name, "acquires/s")) + " acquires/s while "
+                    + "taking them; " + ReportCells.fmt(results.median(L, name, "requests/lock/s") * 1000) + " renewal "
+                    + "requests per 1,000 held locks per second; " + ReportCells.fmt(results.median(L, name, "held cycles")) + " cycles "
+                    + "while held; the window's calls: " + ReportCells.nullToEmpty(results.note(L, name)) + ".");
         }
         line.accept("");
         if (both) {
@@ -91,7 +91,7 @@ final class HeldLocksReport {
                     "renewal requests per second ≤ Redisson's").entrySet().stream()
                     .sorted(Map.Entry.comparingByKey()).toList()) {
                 double ratio = ratio(target.getKey());
-                line.accept("| " + target.getValue() + " | " + Report.fmt(ratio) + " | "
+                line.accept("| " + target.getValue() + " | " + ReportCells.fmt(ratio) + " | "
                         + (Double.isNaN(ratio) ? "–" : ratio <= 1 ? "yes" : "**no**") + " |");
             }
             line.accept("");
@@ -112,7 +112,7 @@ final class HeldLocksReport {
 
     private String seconds() {
         return contenders.stream().map(LockContender::name).filter(name -> results.has(L, name, "window s"))
-                .findFirst().map(name -> Report.fmt(results.median(L, name, "window s"))).orElse("?");
+                .findFirst().map(name -> ReportCells.fmt(results.median(L, name, "window s"))).orElse("?");
     }
 
     private double ratio(String metric) {
@@ -125,8 +125,8 @@ final class HeldLocksReport {
         if (all.isEmpty()) {
             return "–";
         }
-        String median = Report.fmt(results.median(L, contender, metric));
-        return all.size() == 1 ? median : median + " [" + Report.fmt(results.min(L, contender, metric)) + "–"
-                + Report.fmt(results.max(L, contender, metric)) + "]";
+        String median = ReportCells.fmt(results.median(L, contender, metric));
+        return all.size() == 1 ? median : median + " [" + ReportCells.fmt(results.min(L, contender, metric)) + "–"
+                + ReportCells.fmt(results.max(L, contender, metric)) + "]";
     }
 }

@@ -180,7 +180,7 @@ final class HeldLocksWorkload {
         results.add(MEASUREMENT, name, "failed acquires", failed);
         results.add(MEASUREMENT, name, "lost", lost);
         results.note(MEASUREMENT, name, calls.entrySet().stream()
-                .map(e -> e.getKey() + " " + Report.fmt(e.getValue() / seconds) + "/s")
+                .map(e -> e.getKey() + " " + ReportCells.fmt(e.getValue() / seconds) + "/s")
                 .collect(Collectors.joining(", ")));
         failures.addAndGet(failed + lost);
     }

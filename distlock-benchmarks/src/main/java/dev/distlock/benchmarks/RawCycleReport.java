@@ -80,12 +80,12 @@ final class RawCycleReport {
         double theirs = results.median(rawMeasurement, who, metric);
         double ratio = ours / theirs;
         String mark = Double.isNaN(ratio) ? "" : ratio >= target ? " ✓" : " ✗";
-        return Report.fmt(ours) + " | " + Report.fmt(theirs) + " | "
+        return ReportCells.fmt(ours) + " | " + ReportCells.fmt(theirs) + " | "
                 + (Double.isNaN(ratio) ? "–" : String.format(Locale.ROOT, "%.2f×", ratio)) + mark;
     }
 
     private String median(String measurement, String who, String metric) {
-        return Report.fmt(results.median(measurement, who, metric));
+        return ReportCells.fmt(results.median(measurement, who, metric));
     }
 
     private long sum(String measurement, String who, String metric) {

@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import static dev.distlock.benchmarks.ReportCells.fmt;
+import static dev.distlock.benchmarks.ReportCells.nullToEmpty;
+
 /** Renders the results of a run as Markdown ({@code docs/engineering/benchmarks.md}). */
 final class Report {
 
@@ -44,6 +47,8 @@ final class Report {
 
     private final StringBuilder md = new StringBuilder();
 
+    private final ReportCells cells;
+
     Report(Settings settings, List<LockContender> contenders, List<StoreUnderTest> stores, List<String> skippedStores,
             Results results, Environment environment, String args) {
         this.settings = settings;
@@ -53,6 +58,7 @@ final class Report {
         this.results = results;
         this.environment = environment;
         this.args = args;
+        this.cells = new ReportCells(results, this::line);
     }
 
     /**
@@ -130,7 +136,7 @@ final class Report {
                 + "when named (`--workloads K`) and needs the sample's jar (`./mvnw -B -q -pl sample-app -am package "
                 + "-DskipTests`, or `--sample-jar PATH`); so does L (many held locks, `--held 100000`, `java -Xmx4g`).");
         line("");
-        renderSummary();
+        new SummaryReport(settings, results, cells).render();
         new BeforeAfter(results, this::line).render();
         renderEnvironment();
         renderA();
@@ -146,124 +152,14 @@ final class Report {
         renderH();
         renderM();
         renderP();
-        renderS();
+        new StoreReport(settings, stores, skippedStores, cells).render();
         if (settings.workloads().contains(RawCycleWorkloads.RECIPE)) {
             new RawCycleReport(results, stores, this::line).render();
         }
-        renderK();
+        new FlashSaleReport(settings, results, cells).render();
         new HeldLocksReport(results, contenders, this::line).render();
         renderMethod();
         return md.toString();
-    }
-
-    // ------------------------------------------------------------------ summary
-
-    private record Ratio(String label, double value, String target, Boolean met) {
-    }
-
-    private void renderSummary() {
-        List<Ratio> ratios = new ArrayList<>();
-        String a64 = Workloads.uncontended(64);
-        double distlock64 = results.median(a64, DISTLOCK, "cycles/s");
-        ratios.add(ratio("A64 cycles/s: distlock / Redisson", distlock64, results.median(a64, "Redisson RLock", "cycles/s"), 3));
-        ratios.add(ratio("A64 cycles/s: distlock / RedisLockRegistry spin", distlock64,
-                results.median(a64, "RedisLockRegistry spin", "cycles/s"), 1.5));
-        ratios.add(ratio("A64 cycles/s: distlock / RedisLockRegistry pub/sub", distlock64,
-                results.median(a64, "RedisLockRegistry pub/sub", "cycles/s"), 1.5));
-        ratios.add(ratio("A64 cycles/s: distlock / textbook", distlock64,
-                results.median(a64, "SET NX PX (textbook)", "cycles/s"), Double.NaN));
-        ratios.add(ratio("A64 cycles/s: distlock / Redis ceiling", distlock64,
-                results.median("D", Workloads.CEILING, "cycles/s"), 0.85));
-        ratios.add(ratio("B owner changes/s: distlock / Redisson", results.median("B", DISTLOCK, "owner changes/s"),
-                results.median("B", "Redisson RLock", "owner changes/s"), 1.5));
-        ratios.add(ratio("B1 acquisitions/s: distlock / Redisson", results.median("B1", DISTLOCK, "acquisitions/s"),
-                results.median("B1", REDISSON, "acquisitions/s"), 5));
-        for (int n : settings.processCounts()) {
-            String b2 = ProcessWorkloads.handOff(n);
-            ratios.add(ratio("B2 " + n + " processes, owner changes/s: distlock / Redisson",
-                    results.median(b2, DISTLOCK, "owner changes/s"), results.median(b2, REDISSON, "owner changes/s"),
-                    1.5));
-        }
-        ratios.add(ratio("G owner changes/s: distlock / Redisson", results.median("G", DISTLOCK, "owner changes/s"),
-                results.median("G", REDISSON, "owner changes/s"), Double.NaN));
-        ratios.add(ratio("A64 cycles/s: Boot LockService / bare engine",
-                results.median(a64, DISTLOCK_BOOT, "cycles/s"), distlock64, Double.NaN));
-        ratios.add(ratio("A64 cycles/s: @DistributedLock / bare engine",
-                results.median(a64, DISTLOCK_BOOT_ANNOTATION, "cycles/s"), distlock64, Double.NaN));
-        ratios.add(ratio("B owner changes/s: @DistributedLock / bare engine",
-                results.median("B", DISTLOCK_BOOT_ANNOTATION, "owner changes/s"),
-                results.median("B", DISTLOCK, "owner changes/s"), Double.NaN));
-        ratios.removeIf(r -> Double.isNaN(r.value()));
-
-        line("## Summary");
-        line("");
-        if (!ratios.isEmpty()) {
-            line("Key ratios (medians; the bar is the ratio, `|` marks the target):");
-            line("");
-            line("```text");
-            double scale = 8; // characters per 1.0×
-            double max = ratios.stream().mapToDouble(Ratio::value).max().orElse(1);
-            if (max * scale > 48) {
-                scale = 48 / max;
-            }
-            int labelWidth = ratios.stream().mapToInt(r -> r.label().length()).max().orElse(10);
-            for (Ratio r : ratios) {
-                int width = (int) Math.round(r.value() * scale);
-                StringBuilder bar = new StringBuilder("█".repeat(Math.max(width, 0)));
-                if (r.target() != null) {
-                    int at = (int) Math.round(Double.parseDouble(r.target()) * scale);
-                    while (bar.length() <= at) {
-                        bar.append(' ');
-                    }
-                    bar.setCharAt(at, '|');
-                }
-                line(String.format(Locale.ROOT, "%-" + labelWidth + "s %s %.2f×", r.label(), bar, r.value()));
-            }
-            line("```");
-            line("");
-        }
-        line("| target (2-core machine) | measured | met |");
-        line("|---|---|---|");
-        for (Ratio r : ratios) {
-            if (r.target() != null) {
-                line("| " + r.label() + " ≥ " + r.target() + "× | " + fmt(r.value()) + "× | " + yes(r.met()) + " |");
-            }
-        }
-        targetRow("A64 distlock client CPU per cycle ≤ 50 µs", a64, DISTLOCK, "cpu", "µs", v -> v <= 50);
-        targetRow("B distlock wait p99 ≤ 10 ms", "B", DISTLOCK, "wait p99", "ms", v -> v <= 10);
-        targetRow("B distlock fairness ≥ 0.9", "B", DISTLOCK, "fairness", "", v -> v >= 0.9);
-        for (int n : settings.processCounts()) {
-            String b2 = ProcessWorkloads.handOff(n);
-            targetRow("B2 " + n + " processes: distlock wait p99 ≤ 5 ms", b2, DISTLOCK, "wait p99", "ms",
-                    v -> v <= 5);
-            targetRow("B2 " + n + " processes: distlock fairness (min/max share) ≥ 0.95", b2, DISTLOCK, "min/max",
-                    "", v -> v >= 0.95);
-        }
-        targetRow("C distlock requests per uncontended cycle = 2", "C", DISTLOCK, "requests", "", v -> v <= 2.005);
-        targetRow("E distlock renewal requests per lock per second ≤ 0.02", "E", DISTLOCK, "requests/lock/s", "",
-                v -> v <= 0.02);
-        targetRow("F annotation overhead ≤ 5 µs per call", "F", DISTLOCK_ANNOTATION, "overhead", "µs", v -> v <= 5);
-        line("");
-    }
-
-    private Ratio ratio(String label, double numerator, double denominator, double target) {
-        double value = numerator / denominator;
-        return new Ratio(label, value, Double.isNaN(target) ? null : trim(target),
-                Double.isNaN(target) || Double.isNaN(value) ? null : value >= target);
-    }
-
-    private void targetRow(String label, String measurement, String contender, String metric, String unit,
-            java.util.function.DoublePredicate met) {
-        if (!results.has(measurement, contender, metric)) {
-            return;
-        }
-        double value = results.median(measurement, contender, metric);
-        line("| " + label + " | " + fmt(value) + (unit.isEmpty() ? "" : " " + unit) + " | " + yes(met.test(value))
-                + " |");
-    }
-
-    private static String yes(Boolean met) {
-        return met == null ? "" : met ? "yes" : "**no**";
     }
 
     // ------------------------------------------------------------------ sections
@@ -308,14 +204,14 @@ final class Report {
             line("|---|---|---|---|---|---|---|");
             for (LockContender c : contenders) {
                 if (results.has(m, c.name(), "cycles/s")) {
-                    line("| " + named(m, c.name()) + " | " + cell(m, c.name(), "cycles/s") + " | "
-                            + ratioCell(m, c.name(), TEXTBOOK, "cycles/s") + " | " + cell(m, c.name(), "p50") + " | "
-                            + cell(m, c.name(), "p99") + " | " + cell(m, c.name(), "p99.9") + " | "
-                            + cell(m, c.name(), "cpu") + " |");
+                    line("| " + cells.named(m, c.name()) + " | " + cells.cell(m, c.name(), "cycles/s") + " | "
+                            + cells.ratioCell(m, c.name(), TEXTBOOK, "cycles/s") + " | " + cells.cell(m, c.name(), "p50") + " | "
+                            + cells.cell(m, c.name(), "p99") + " | " + cells.cell(m, c.name(), "p99.9") + " | "
+                            + cells.cell(m, c.name(), "cpu") + " |");
                 }
             }
             if (threads == 64 && results.has("D", Workloads.CEILING, "cycles/s")) {
-                line("| " + Workloads.CEILING + " (see D) | " + cell("D", Workloads.CEILING, "cycles/s")
+                line("| " + Workloads.CEILING + " (see D) | " + cells.cell("D", Workloads.CEILING, "cycles/s")
                         + " | " + fmt(results.median("D", Workloads.CEILING, "cycles/s")
                                 / results.median(m, TEXTBOOK, "cycles/s")) + " | | | | |");
             }
@@ -354,8 +250,8 @@ final class Report {
                 }
                 double requests = requestUsec(m, c.name());
                 line("| " + threads + " | " + c.name() + " | " + fmt(requests) + " | " + fmt(requests / textbookRequests)
-                        + " | " + cell(m, c.name(), "redis usec") + " | " + cell(m, c.name(), "redis cpu") + " | "
-                        + ratioCell(m, c.name(), TEXTBOOK, "redis cpu") + " |");
+                        + " | " + cells.cell(m, c.name(), "redis usec") + " | " + cells.cell(m, c.name(), "redis cpu") + " | "
+                        + cells.ratioCell(m, c.name(), TEXTBOOK, "redis cpu") + " |");
             }
         }
         line("");
@@ -416,7 +312,7 @@ final class Report {
                 + "exclusion violations |");
         line("|---|---|---|---|---|---|---|---|");
         for (LockContender c : contenders) {
-            row("B", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
+            cells.row("B", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
                     "violations");
         }
         line("");
@@ -436,7 +332,7 @@ final class Report {
                 + "exclusion violations |");
         line("|---|---|---|---|---|---|---|---|");
         for (LockContender c : contenders) {
-            row("B1", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
+            cells.row("B1", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
                     "violations");
         }
         line("");
@@ -467,14 +363,14 @@ final class Report {
             String m = ProcessWorkloads.handOff(n);
             for (LockContender c : contenders) {
                 if (results.has(m, c.name(), "acquisitions/s")) {
-                    line("| " + n + " | " + named(m, c.name()) + " | " + cell(m, c.name(), "acquisitions/s") + " | "
-                            + cell(m, c.name(), "owner changes/s") + " | "
-                            + ratioCell(m, c.name(), REDISSON, "owner changes/s") + " | "
-                            + cell(m, c.name(), "wait p50") + " | " + cell(m, c.name(), "wait p99") + " | "
-                            + cell(m, c.name(), "wait p99.9") + " | " + shares(m, c.name(), n) + " | "
-                            + cell(m, c.name(), "min/max") + " | " + cell(m, c.name(), "jain") + " | "
-                            + cell(m, c.name(), "violations") + " | " + cell(m, c.name(), "errors") + " | "
-                            + cell(m, c.name(), "warm-up failures") + " |");
+                    line("| " + n + " | " + cells.named(m, c.name()) + " | " + cells.cell(m, c.name(), "acquisitions/s") + " | "
+                            + cells.cell(m, c.name(), "owner changes/s") + " | "
+                            + cells.ratioCell(m, c.name(), REDISSON, "owner changes/s") + " | "
+                            + cells.cell(m, c.name(), "wait p50") + " | " + cells.cell(m, c.name(), "wait p99") + " | "
+                            + cells.cell(m, c.name(), "wait p99.9") + " | " + cells.shares(m, c.name(), n) + " | "
+                            + cells.cell(m, c.name(), "min/max") + " | " + cells.cell(m, c.name(), "jain") + " | "
+                            + cells.cell(m, c.name(), "violations") + " | " + cells.cell(m, c.name(), "errors") + " | "
+                            + cells.cell(m, c.name(), "warm-up failures") + " |");
                 }
             }
         }
@@ -482,14 +378,6 @@ final class Report {
     }
 
     /** @return the median shares, largest first, e.g. {@code 50.2 / 49.8} */
-    private String shares(String measurement, String contender, int count) {
-        List<String> parts = new ArrayList<>();
-        for (int i = 1; i <= count; i++) {
-            parts.add(fmt(results.median(measurement, contender, "share " + i)));
-        }
-        return String.join(" / ", parts);
-    }
-
     private void renderC() {
         if (!settings.workloads().contains("C")) {
             return;
@@ -505,8 +393,8 @@ final class Report {
         line("|---|---|---|---|---|");
         for (LockContender c : contenders) {
             if (results.has("C", c.name(), "requests")) {
-                line("| " + c.name() + " | " + cell("C", c.name(), "requests") + " | " + cell("C", c.name(), "commands")
-                        + " | " + cell("C", c.name(), "total_commands_processed") + " | "
+                line("| " + c.name() + " | " + cells.cell("C", c.name(), "requests") + " | " + cells.cell("C", c.name(), "commands")
+                        + " | " + cells.cell("C", c.name(), "total_commands_processed") + " | "
                         + nullToEmpty(results.note("C", c.name())) + " |");
             }
         }
@@ -528,8 +416,8 @@ final class Report {
         line("");
         line("| | EVALSHA/s | cycles/s |");
         line("|---|---|---|");
-        line("| " + Workloads.CEILING + " | " + cell("D", Workloads.CEILING, "evalsha/s") + " | "
-                + cell("D", Workloads.CEILING, "cycles/s") + " |");
+        line("| " + Workloads.CEILING + " | " + cells.cell("D", Workloads.CEILING, "evalsha/s") + " | "
+                + cells.cell("D", Workloads.CEILING, "cycles/s") + " |");
         line("");
     }
 
@@ -551,9 +439,9 @@ final class Report {
         line("|---|---|---|---|---|---|");
         for (LockContender c : contenders) {
             if (results.has("E", c.name(), "requests/s")) {
-                line("| " + c.name() + " | " + cell("E", c.name(), "requests/s") + " | "
-                        + cell("E", c.name(), "requests/lock/s") + " | " + cell("E", c.name(), "commands/s") + " | "
-                        + cell("E", c.name(), "alive") + " of " + settings.watchdogLocks() + " | "
+                line("| " + c.name() + " | " + cells.cell("E", c.name(), "requests/s") + " | "
+                        + cells.cell("E", c.name(), "requests/lock/s") + " | " + cells.cell("E", c.name(), "commands/s") + " | "
+                        + cells.cell("E", c.name(), "alive") + " of " + settings.watchdogLocks() + " | "
                         + nullToEmpty(results.note("E", c.name())) + " |");
             }
         }
@@ -578,7 +466,7 @@ final class Report {
         for (String metric : List.of("programmatic", "annotated", "overhead", "redis programmatic", "redis annotated",
                 "redis overhead")) {
             if (results.has("F", DISTLOCK_ANNOTATION, metric)) {
-                line("| " + metric + " | " + cell("F", DISTLOCK_ANNOTATION, metric) + " |");
+                line("| " + metric + " | " + cells.cell("F", DISTLOCK_ANNOTATION, metric) + " |");
             }
         }
         line("");
@@ -605,14 +493,14 @@ final class Report {
         line("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (LockContender c : contenders) {
             if (results.has("G", c.name(), "acquisitions/s")) {
-                line("| " + named("G", c.name()) + " | " + cell("G", c.name(), "acquisitions/s") + " | "
-                        + cell("G", c.name(), "owner changes/s") + " | "
-                        + ratioCell("G", c.name(), REDISSON, "owner changes/s") + " | "
-                        + cell("G", c.name(), "jvm changes/s") + " | " + cell("G", c.name(), "wait p50") + " | "
-                        + cell("G", c.name(), "wait p99") + " | " + cell("G", c.name(), "wait p99.9") + " | "
-                        + shares("G", c.name(), settings.hotJvms()) + " | " + cell("G", c.name(), "min/max") + " | "
-                        + cell("G", c.name(), "thread jain") + " | " + cell("G", c.name(), "violations") + " | "
-                        + cell("G", c.name(), "errors") + " | " + cell("G", c.name(), "warm-up failures") + " |");
+                line("| " + cells.named("G", c.name()) + " | " + cells.cell("G", c.name(), "acquisitions/s") + " | "
+                        + cells.cell("G", c.name(), "owner changes/s") + " | "
+                        + cells.ratioCell("G", c.name(), REDISSON, "owner changes/s") + " | "
+                        + cells.cell("G", c.name(), "jvm changes/s") + " | " + cells.cell("G", c.name(), "wait p50") + " | "
+                        + cells.cell("G", c.name(), "wait p99") + " | " + cells.cell("G", c.name(), "wait p99.9") + " | "
+                        + cells.shares("G", c.name(), settings.hotJvms()) + " | " + cells.cell("G", c.name(), "min/max") + " | "
+                        + cells.cell("G", c.name(), "thread jain") + " | " + cells.cell("G", c.name(), "violations") + " | "
+                        + cells.cell("G", c.name(), "errors") + " | " + cells.cell("G", c.name(), "warm-up failures") + " |");
             }
         }
         line("");
@@ -639,9 +527,9 @@ final class Report {
         line("|---|---|---|---|---|---|---|");
         for (LockContender c : contenders) {
             if (results.has("H", c.name(), "keys after")) {
-                line("| " + c.name() + " | " + cell("H", c.name(), "cycles/s") + " | " + cell("H", c.name(), "keys after")
-                        + " | " + cell("H", c.name(), "memory after") + " | " + cell("H", c.name(), "keys after lease")
-                        + " | " + cell("H", c.name(), "memory after lease") + " | "
+                line("| " + c.name() + " | " + cells.cell("H", c.name(), "cycles/s") + " | " + cells.cell("H", c.name(), "keys after")
+                        + " | " + cells.cell("H", c.name(), "memory after") + " | " + cells.cell("H", c.name(), "keys after lease")
+                        + " | " + cells.cell("H", c.name(), "memory after lease") + " | "
                         + nullToEmpty(results.note("H", c.name())) + " |");
             }
         }
@@ -672,12 +560,12 @@ final class Report {
                 }
                 double ratio = results.median(measurement, c.name(), "multi cycles/s")
                         / results.median(measurement, c.name(), "one by one cycles/s");
-                line("| " + named(measurement, c.name()) + " | " + cell(measurement, c.name(), "multi cycles/s") + " | "
-                        + cell(measurement, c.name(), "one by one cycles/s") + " | "
+                line("| " + cells.named(measurement, c.name()) + " | " + cells.cell(measurement, c.name(), "multi cycles/s") + " | "
+                        + cells.cell(measurement, c.name(), "one by one cycles/s") + " | "
                         + (Double.isNaN(ratio) ? "—" : fmt(ratio)) + " | "
-                        + cell(measurement, c.name(), "multi p50") + " | " + cell(measurement, c.name(), "multi p99")
-                        + " | " + cell(measurement, c.name(), "one by one p50") + " | "
-                        + cell(measurement, c.name(), "one by one p99") + " |");
+                        + cells.cell(measurement, c.name(), "multi p50") + " | " + cells.cell(measurement, c.name(), "multi p99")
+                        + " | " + cells.cell(measurement, c.name(), "one by one p50") + " | "
+                        + cells.cell(measurement, c.name(), "one by one p99") + " |");
             }
             line("");
         }
@@ -702,12 +590,12 @@ final class Report {
                 if (!results.has(measurement, c.name(), "acquisitions/s")) {
                     continue;
                 }
-                line("| " + named(measurement, c.name()) + " | " + permits + " | "
-                        + cell(measurement, c.name(), "acquisitions/s") + " | "
+                line("| " + cells.named(measurement, c.name()) + " | " + permits + " | "
+                        + cells.cell(measurement, c.name(), "acquisitions/s") + " | "
                         + ratioOf(measurement, Workloads.permits(1), c.name(), "acquisitions/s") + " | "
-                        + cell(measurement, c.name(), "wait p50") + " | " + cell(measurement, c.name(), "wait p99")
-                        + " | " + cell(measurement, c.name(), "fairness") + " | "
-                        + cell(measurement, c.name(), "violations") + " |");
+                        + cells.cell(measurement, c.name(), "wait p50") + " | " + cells.cell(measurement, c.name(), "wait p99")
+                        + " | " + cells.cell(measurement, c.name(), "fairness") + " | "
+                        + cells.cell(measurement, c.name(), "violations") + " |");
             }
         }
         line("");
@@ -719,220 +607,6 @@ final class Report {
             return "–";
         }
         return fmt(results.median(measurement, contender, metric) / results.median(reference, contender, metric));
-    }
-
-    private void renderS() {
-        if (!settings.workloads().contains("S") || stores.isEmpty() && skippedStores.isEmpty()) {
-            return;
-        }
-        line("## S. distlock on each store");
-        line("");
-        line("The same engine (`StoreLockService`, library defaults, `waitTime` 30 s) on each store, one store after "
-                + "the other (the order rotates every repeat), every node with connections of its own. A is workload "
-                + "A on the store: one node, N threads, lock + unlock of a new name every cycle, latency per cycle. "
-                + "The hot key: " + StoreWorkloads.HOT_NODES + " nodes (lock services with stores of their own, in "
-                + "the harness's JVM) × " + StoreWorkloads.HOT_THREADS + " threads lock one name in a loop and spin "
-                + StoreWorkloads.HOT_WORK.toNanos() / 1000 + " µs inside; counted after the warm-up. Owner changes "
-                + "are grants to another thread than the previous grant, node changes to another node; node shares "
-                + "are each node's part of the grants, largest first. ÷ Redis is the ratio to " + Stores.REDIS
-                + " in this run.");
-        line("");
-        if (!stores.isEmpty()) {
-            line("| store | setup |");
-            line("|---|---|");
-            for (StoreUnderTest store : stores) {
-                line("| " + store.name() + " | " + store.setup() + " |");
-            }
-            line("");
-        }
-        for (String skipped : skippedStores) {
-            line("**Skipped** (asked for, not measured) " + skipped + ".");
-            line("");
-        }
-        for (int threads : List.of(1, 8)) {
-            String m = StoreWorkloads.uncontended(threads);
-            line("### S A" + threads + ": uncontended lock + unlock, " + threads
-                    + (threads == 1 ? " thread" : " threads"));
-            line("");
-            line("| store | cycles/s | ÷ Redis | p50 µs | p99 µs | p99.9 µs | failed cycles |");
-            line("|---|---|---|---|---|---|---|");
-            for (StoreUnderTest store : stores) {
-                if (results.has(m, store.name(), "cycles/s")) {
-                    line("| " + store.name() + " | " + cell(m, store.name(), "cycles/s") + " | "
-                            + ratioCell(m, store.name(), Stores.REDIS, "cycles/s") + " | "
-                            + cell(m, store.name(), "p50") + " | " + cell(m, store.name(), "p99") + " | "
-                            + cell(m, store.name(), "p99.9") + " | "
-                            + cell(m, store.name(), "errors") + " |");
-                }
-            }
-            line("");
-        }
-        String hot = StoreWorkloads.HOT;
-        line("### S hot key: " + StoreWorkloads.HOT_NODES + " nodes × " + StoreWorkloads.HOT_THREADS + " threads, "
-                + StoreWorkloads.HOT_WORK.toNanos() / 1000 + " µs inside");
-        line("");
-        line("| store | grants/s | ÷ Redis | owner changes/s | node changes/s | wait p50 ms | wait p99 ms | "
-                + "node shares % | violations | failed calls |");
-        line("|---|---|---|---|---|---|---|---|---|---|");
-        for (StoreUnderTest store : stores) {
-            if (results.has(hot, store.name(), "grants/s")) {
-                line("| " + named(hot, store.name()) + " | " + cell(hot, store.name(), "grants/s") + " | "
-                        + ratioCell(hot, store.name(), Stores.REDIS, "grants/s") + " | "
-                        + cell(hot, store.name(), "owner changes/s") + " | " + cell(hot, store.name(), "node changes/s")
-                        + " | " + cell(hot, store.name(), "wait p50") + " | " + cell(hot, store.name(), "wait p99")
-                        + " | " + shares(hot, store.name(), StoreWorkloads.HOT_NODES) + " | "
-                        + cell(hot, store.name(), "violations") + " | " + cell(hot, store.name(), "errors") + " |");
-            }
-        }
-        line("");
-        line("How to read S:");
-        line("");
-        line("- Every store shares the two cores with the harness. Redis, Redlock's masters, PostgreSQL, MariaDB and "
-                + "etcd's members are processes of their own; the H2 and ZooKeeper servers run inside the harness's JVM (its "
-                + "CPU and garbage collector), as their tests run them.");
-        line("- `min-replicas=auto` (the default) on a master with a replica, as `1`: every acquire sends "
-                + "`WAIT 1 <timeout>` right behind the lock script on the same "
-                + "connection (pipelined, no extra client round trip), and the master answers it once the replica "
-                + "has acknowledged the write: the acquire waits one more master → replica → master round trip, "
-                + "and acquires use a connection of their own. Releases do not wait; each renewal batch gets one "
-                + "`WAIT` too. On the standalone master (no replica) `auto` sends no `WAIT`.");
-        line("- Redlock: each acquire and each release is sent to all 3 masters at once (3 requests in parallel on "
-                + "3 connections) and returns with the majority's replies, so a cycle costs the slowest of two "
-                + "answers plus three times the Redis work and client work. Waiters are not queued on the masters: "
-                + "a busy lock is retried after a random 20–120 ms.");
-        line("- Hot key: inside a node only one thread per name asks the store, the others queue in the JVM. On "
-                + "Redis and Redlock (fencing tokens that follow the clock) a node passes a held lock straight to "
-                + "its next waiting thread, up to `distlock.local-hand-off.max-count` = 100 times or `max-time` = "
-                + "5 ms in a row, then releases it to the store: most grants are hand-offs inside a node (node "
-                + "changes ≪ grants). Redlock's and JDBC's waiters on other nodes poll (Redlock 20–120 ms, JDBC "
-                + "5–100 ms back-off), so when a node releases, its own next thread, asking at once, usually wins "
-                + "again. ZooKeeper queues every node's request on the server (sequential nodes) and grants the "
-                + "oldest; its tokens are zxids, so there is no local hand-off: every grant is a server round trip "
-                + "and goes to another node (node changes = grants). etcd does the same with keys queued by create "
-                + "revision (its tokens): a release deletes the holder's key, etcd tells the next key's node through "
-                + "its watch, and that node re-reads its place (one more transaction) before it holds the lock.");
-        line("- ZooKeeper writes (create and delete of the lock node) are answered after the server has appended "
-                + "them to its transaction log and fsynced it (`zookeeper.forceSync=yes`, the default; concurrent "
-                + "writes share an fsync). Run with `-Dzookeeper.forceSync=no` to see the protocol without the disk.");
-        line("- etcd: an uncontended cycle is two transactions, the lock (put the request's key on its lease and "
-                + "read the key before it) and the release (delete the key if it still has its create revision); "
-                + "a watchdog lock's key is on a lease the node shares among its watchdog locks, granted by the first "
-                + "acquire and kept alive by the store (one keep-alive per third of the lease, not per lock). Every "
-                + "write is appended to etcd's write-ahead log and fsynced before it is answered; the harness puts "
-                + "the data on tmpfs (see the setup), where that fsync costs nothing. With 3 members a write is also "
-                + "committed by a second member (one more leader → follower → leader trip over loopback).");
-        line("- H2 keeps the database in memory (no disk at all): the JDBC path's cost without a database's "
-                + "durability. PostgreSQL keeps its durability defaults: each lock and each release is a commit, "
-                + "flushed to the write-ahead log. MariaDB flushes its redo log at every commit "
-                + "(`innodb_flush_log_at_trx_commit=1`, the default): each lock (the insert-or-update and the read-back "
-                + "of its token, one transaction) and each release is a commit.");
-        line("");
-    }
-
-    private void renderK() {
-        String k = FlashSaleWorkload.MEASUREMENT;
-        String locked = FlashSaleWorkload.LOCKED;
-        String unlocked = FlashSaleWorkload.UNLOCKED;
-        if (!settings.workloads().contains(k) || !results.has(k, locked, "req/s")) {
-            return;
-        }
-        line("## K. The sample's flash sale: " + FlashSaleWorkload.INSTANCES + " instances, "
-                + String.format(Locale.ROOT, "%,d", FlashSaleWorkload.BUYERS) + " buyers, "
-                + FlashSaleWorkload.CONCURRENCY + " in flight");
-        line("");
-        line("The harness starts " + FlashSaleWorkload.INSTANCES + " instances of the sample app (`java -Xmx256m "
-                + "-XX:+UseSerialGC -jar sample-app.jar`, one shared H2 database, all on this run's Redis), runs one "
-                + "warm-up sale with and one without the lock, then per repeat one of each (the order alternates): "
-                + "`POST /api/demo/flash-sale?lock=true|false&product=1&stock=" + FlashSaleWorkload.STOCK + "&buyers="
-                + FlashSaleWorkload.BUYERS + "&concurrency=" + FlashSaleWorkload.CONCURRENCY + "` on the first "
-                + "instance, which resets the stock and sends the buyers round-robin to all three. Locked buyers "
-                + "call `POST /api/products/1/deduct` (`@DistributedLock(name = \"stock\", key = \"#productId\")` "
-                + "around a `@Transactional` read-check-update), unlocked ones the demo's `deduct-unlocked`, the same "
-                + "code without the lock. *req/s* is buyers ÷ the sale's wall time (stock reset to last answer, as "
-                + "the sample measures it). The figures after it come from the sample's lock timeline "
-                + "(`GET /api/demo/timeline`, merged over the instances): per call the lock's grant and the return "
-                + "of its release (the lock service's listener, on the caller's thread) and the body's start and end; "
-                + "all are wall-clock µs of processes on one machine, so they compare across instances.");
-        line("");
-        line("- *lock busy*: the time some instance holds the lock (grant → release returned) ÷ the wall time; "
-                + "*body busy*: the time some instance runs the locked method's body ÷ the wall time (union of "
-                + "intervals, so concurrent unlocked bodies count once).");
-        line("- *gap*: release returned → the next grant, holds taken in grant order; *same instance* when both "
-                + "holds are on one instance (distlock hands the lease to the next local thread without Redis), "
-                + "*across instances* otherwise. A gap is negative when the next holder's grant came before the "
-                + "previous holder's release call returned (Redis hands the lock over inside the release script).");
-        line("");
-        line("| sale | req/s | seconds | sold | sold out | errors | oversold | lock busy | body busy |");
-        line("|---|---|---|---|---|---|---|---|---|");
-        for (String sale : List.of(locked, unlocked)) {
-            line("| " + named(k, sale) + " | " + cell(k, sale, "req/s") + " | " + cell(k, sale, "seconds") + " | "
-                    + cell(k, sale, "sold") + " | " + cell(k, sale, "sold out") + " | " + cell(k, sale, "errors")
-                    + " | " + cell(k, sale, "oversold") + " | " + cell(k, sale, "lock busy") + " | "
-                    + cell(k, sale, "body busy") + " |");
-        }
-        line("");
-        double lockBusy = results.median(k, locked, "lock busy");
-        double ratio = results.median(k, locked, "req/s") / results.median(k, unlocked, "req/s");
-        double oversold = results.max(k, locked, "oversold");
-        double crossP50 = results.median(k, locked, "cross gap p50");
-        line("| target (issue 22) | measured | met |");
-        line("|---|---|---|");
-        line("| lock busy fraction ≥ 0.8 | " + fmt(lockBusy) + " | " + yes(lockBusy >= 0.8) + " |");
-        line("| locked req/s ≥ 0.9 × unlocked, 0 oversold | " + fmt(ratio) + "×, oversold " + fmt(oversold) + " | "
-                + yes(ratio >= 0.9 && oversold == 0) + " |");
-        line("| cross-instance hand-off gap p50 ≤ 1 ms | " + fmt(crossP50) + " ms | " + yes(crossP50 <= 1) + " |");
-        line("");
-        line("### K hand-offs (locked sales)");
-        line("");
-        line("| hand-off | count | gap p50 ms | gap p90 ms | gap p99 ms | body end → release returned p50 ms | "
-                + "grant → body start p50 ms | body end → next body start p50 ms |");
-        line("|---|---|---|---|---|---|---|---|");
-        for (String where : List.of("same", "cross")) {
-            line("| " + (where.equals("same") ? "same instance" : "across instances") + " | "
-                    + cell(k, locked, where + " hand-offs") + " | " + cell(k, locked, where + " gap p50") + " | "
-                    + cell(k, locked, where + " gap p90") + " | " + cell(k, locked, where + " gap p99") + " | "
-                    + cell(k, locked, where + " body end→release p50") + " | "
-                    + cell(k, locked, where + " grant→body p50") + " | " + cell(k, locked, where + " body gap p50")
-                    + " |");
-        }
-        line("");
-        line("### K: what a cross-instance hand-off is made of");
-        line("");
-        double releaseToPublish = results.median(k, locked, "cross release→publish p50");
-        double publishToGrant = results.median(k, locked, "cross publish→grant p50");
-        line("After the holder's body ends, its transaction commits and it calls the release script; Redis runs "
-                + "`release.lua`, which hands the lock to the longest waiter with its fencing token and PUBLISHes "
-                + "the hand-over on `distlock:released`, then replies to the releaser. The waiting instance's "
-                + "subscriber receives the message and wakes the waiting thread (unpark), which is granted the lock "
-                + "at once: its acquire, sent at the same moment, confirms it off the critical path (before the "
-                + "hand-over, the waiter was granted only by that acquire's answer, one more round trip). The lock "
-                + "advice then begins the transaction and the body starts. The harness "
-                + "subscribes to the same channel and notes when each message arrives (" + cell(k, locked, "publishes")
-                + " messages per locked sale; " + cell(k, locked, "cross matched") + " cross-instance hand-offs "
-                + "matched to one: the last message after the previous body ended and before the grant).");
-        line("");
-        line("| part (medians over the hand-offs, then over the repeats) | ms | how |");
-        line("|---|---|---|");
-        line("| previous body end → its release returned (commit + release round trip; before the gap) | "
-                + cell(k, locked, "cross body end→release p50") + " | timeline |");
-        line("| release returned → PUBLISH seen by the harness (release reply vs PUBLISH delivery) | "
-                + cell(k, locked, "cross release→publish p50") + " | timeline + harness subscriber |");
-        line("| PUBLISH seen → grant (subscriber wake + unpark; the confirming acquire runs beside the body) | "
-                + cell(k, locked, "cross publish→grant p50") + " | harness subscriber + timeline |");
-        line("| for scale: one Redis round trip (harness `PING` p50, idle), no longer part of the gap | "
-                + cell(k, locked, "ping p50") + " | harness |");
-        line("| grant → body start (lock advice, transaction begin) | " + cell(k, locked, "cross grant→body p50")
-                + " | timeline |");
-        line("| whole gap, release returned → grant (p50) | " + cell(k, locked, "cross gap p50")
-                + " | timeline (≈ " + fmt(releaseToPublish + publishToGrant) + " as the sum of the two medians) |");
-        line("");
-        line("Not separable from outside: the release reply and the PUBLISH leave Redis from one script run, so "
-                + "their delivery is measured only against each other; the waiting instance's subscriber wake and "
-                + "the unpark of its thread happen inside its JVM, with no meter or timeline entry for either (the "
-                + "harness's subscriber stands in for the instance's, on another process of the same machine); the "
-                + "listener sees only the whole acquisition, started when the buyer first asked. Splitting these "
-                + "needs timestamps inside the library.");
-        line("");
     }
 
     private void renderMethod() {
@@ -955,74 +629,6 @@ final class Report {
         line("- Noise: repeat counts and the [min–max] spread are shown; trust ratios within one run more than "
                 + "absolute numbers across machines.");
         line("");
-    }
-
-    // ------------------------------------------------------------------ cells
-
-    /** @return the contender's name with its note, if any */
-    private String named(String measurement, String contender) {
-        String note = results.note(measurement, contender);
-        return contender + (note == null ? "" : " (" + note + ")");
-    }
-
-    /** @return median of the contender ÷ median of the reference, or "–" */
-    private String ratioCell(String measurement, String contender, String reference, String metric) {
-        if (!results.has(measurement, reference, metric)) {
-            return "–";
-        }
-        return fmt(results.median(measurement, contender, metric) / results.median(measurement, reference, metric));
-    }
-
-    private void row(String measurement, String contender, String... metrics) {
-        if (!results.has(measurement, contender, metrics[0])) {
-            return;
-        }
-        String note = results.note(measurement, contender);
-        StringBuilder row = new StringBuilder("| " + contender + (note == null ? "" : " (" + note + ")") + " |");
-        for (String metric : metrics) {
-            row.append(' ').append(cell(measurement, contender, metric)).append(" |");
-        }
-        line(row.toString());
-    }
-
-    private String cell(String measurement, String contender, String metric) {
-        if (!results.has(measurement, contender, metric)) {
-            return "–";
-        }
-        double median = results.median(measurement, contender, metric);
-        if (results.all(measurement, contender, metric).size() == 1) {
-            return fmt(median);
-        }
-        return fmt(median) + " [" + fmt(results.min(measurement, contender, metric)) + "–"
-                + fmt(results.max(measurement, contender, metric)) + "]";
-    }
-
-    static String fmt(double value) {
-        if (Double.isNaN(value)) {
-            return "–";
-        }
-        double abs = Math.abs(value);
-        if (abs >= 1000) {
-            return String.format(Locale.ROOT, "%,.0f", value);
-        }
-        if (abs >= 100) {
-            return String.format(Locale.ROOT, "%.0f", value);
-        }
-        if (abs >= 10) {
-            return String.format(Locale.ROOT, "%.1f", value);
-        }
-        if (abs >= 0.1 || abs == 0) {
-            return String.format(Locale.ROOT, "%.2f", value);
-        }
-        return String.format(Locale.ROOT, "%.3f", value);
-    }
-
-    private static String trim(double value) {
-        return value == Math.rint(value) ? String.valueOf((long) value) : String.valueOf(value);
-    }
-
-    static String nullToEmpty(String text) {
-        return text == null ? "" : text;
     }
 
     void line(String text) {
