@@ -6,11 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import static dev.distlock.benchmarks.ReportCells.fmt;
 import static dev.distlock.benchmarks.ReportCells.nullToEmpty;
 
 /** Renders the results of a run as Markdown ({@code docs/engineering/benchmarks.md}). */
@@ -139,19 +137,21 @@ final class Report {
         new SummaryReport(settings, results, cells).render();
         new BeforeAfter(results, this::line).render();
         renderEnvironment();
-        renderA();
-        renderRedisCpu();
-        renderB();
-        renderB1();
-        renderB2();
-        renderC();
-        renderD();
+        UncontendedReport uncontended = new UncontendedReport(settings, contenders, results, cells);
+        ContendedReport contended = new ContendedReport(settings, contenders, results, cells);
+        uncontended.renderA();
+        uncontended.renderRedisCpu();
+        contended.renderB();
+        contended.renderB1();
+        contended.renderB2();
+        uncontended.renderC();
+        uncontended.renderD();
         renderE();
         renderF();
-        renderG();
+        contended.renderG();
         renderH();
-        renderM();
-        renderP();
+        uncontended.renderM();
+        contended.renderP();
         new StoreReport(settings, stores, skippedStores, cells).render();
         if (settings.workloads().contains(RawCycleWorkloads.RECIPE)) {
             new RawCycleReport(results, stores, this::line).render();
@@ -183,241 +183,6 @@ final class Report {
                 + " (" + settings.warmup().toSeconds() + " s warm-up + " + settings.measure().toSeconds()
                 + " s per timed measurement" + (settings.workloads().contains(FlashSaleWorkload.MEASUREMENT)
                         ? "; K: its sales, not the instances' start" : "") + ") |");
-        line("");
-    }
-
-    private void renderA() {
-        if (!settings.workloads().contains("A")) {
-            return;
-        }
-        line("## A. Uncontended lock + unlock, a new key every cycle");
-        line("");
-        line("One client instance shared by N threads; each thread locks and unlocks a key never used before, as fast "
-                + "as it can. Latency is one lock + unlock cycle. Client CPU is the JVM's process CPU time during the "
-                + "measurement divided by the cycles (the Redis server's CPU is not in it).");
-        line("");
-        for (int threads : settings.threadCounts()) {
-            String m = Workloads.uncontended(threads);
-            line("### " + threads + (threads == 1 ? " thread" : " threads"));
-            line("");
-            line("| contender | cycles/s | ÷ textbook | p50 µs | p99 µs | p99.9 µs | client CPU µs/cycle |");
-            line("|---|---|---|---|---|---|---|");
-            for (LockContender c : contenders) {
-                if (results.has(m, c.name(), "cycles/s")) {
-                    line("| " + cells.named(m, c.name()) + " | " + cells.cell(m, c.name(), "cycles/s") + " | "
-                            + cells.ratioCell(m, c.name(), TEXTBOOK, "cycles/s") + " | " + cells.cell(m, c.name(), "p50") + " | "
-                            + cells.cell(m, c.name(), "p99") + " | " + cells.cell(m, c.name(), "p99.9") + " | "
-                            + cells.cell(m, c.name(), "cpu") + " |");
-                }
-            }
-            if (threads == 64 && results.has("D", Workloads.CEILING, "cycles/s")) {
-                line("| " + Workloads.CEILING + " (see D) | " + cells.cell("D", Workloads.CEILING, "cycles/s")
-                        + " | " + fmt(results.median("D", Workloads.CEILING, "cycles/s")
-                                / results.median(m, TEXTBOOK, "cycles/s")) + " | | | | |");
-            }
-            line("");
-        }
-    }
-
-    /**
-     * Redis CPU per cycle of workload A. {@code INFO commandstats} counts a command called from a script twice (in
-     * the script's EVAL/EVALSHA time and under its own name), so besides the plain sum the table gives the time of
-     * what clients sent: each command's time weighted by the share of its calls that clients sent, as workload C
-     * counted them with MONITOR for the same cycle (scripts always count whole).
-     */
-    private void renderRedisCpu() {
-        if (!settings.workloads().contains("A")) {
-            return;
-        }
-        line("### Redis server CPU per uncontended cycle");
-        line("");
-        line("The server's work per lock + unlock cycle during the timed part of A. *Requests µs* is the "
-                + "`INFO commandstats` time of what clients sent (each command's `usec` weighted by the share of its "
-                + "calls that clients sent, from C's `MONITOR` counts; needs C in the run); *Σ usec* is the plain sum of "
-                + "`usec` over all commands, in which a command called from a script counts twice (inside the "
-                + "script's `EVALSHA` and under its own name); *INFO cpu* is the delta of `used_cpu_sys + "
-                + "used_cpu_user` (the whole server process: parsing, networking, scripts). Ratios are to the "
-                + "textbook lock at the same thread count.");
-        line("");
-        line("| threads | contender | requests µs/cycle | ÷ textbook | Σ usec µs/cycle | INFO cpu µs/cycle | ÷ textbook |");
-        line("|---|---|---|---|---|---|---|");
-        for (int threads : settings.threadCounts()) {
-            String m = Workloads.uncontended(threads);
-            double textbookRequests = requestUsec(m, TEXTBOOK);
-            for (LockContender c : contenders) {
-                if (!results.has(m, c.name(), "redis cpu")) {
-                    continue;
-                }
-                double requests = requestUsec(m, c.name());
-                line("| " + threads + " | " + c.name() + " | " + fmt(requests) + " | " + fmt(requests / textbookRequests)
-                        + " | " + cells.cell(m, c.name(), "redis usec") + " | " + cells.cell(m, c.name(), "redis cpu") + " | "
-                        + cells.ratioCell(m, c.name(), TEXTBOOK, "redis cpu") + " |");
-            }
-        }
-        line("");
-        int threads = settings.threadCounts().get(0);
-        String m = Workloads.uncontended(threads);
-        line("Where the server's time goes at " + threads + (threads == 1 ? " thread" : " threads")
-                + ": `INFO commandstats` µs per cycle by command (a script's own commands are inside its `evalsha` "
-                + "time and listed again under their names).");
-        line("");
-        line("| contender | µs/cycle by command |");
-        line("|---|---|");
-        for (LockContender c : contenders) {
-            List<String> parts = new ArrayList<>();
-            results.metrics(m, c.name()).stream().filter(metric -> metric.startsWith("usec "))
-                    .sorted((a, b) -> Double.compare(results.median(m, c.name(), b), results.median(m, c.name(), a)))
-                    .filter(metric -> results.median(m, c.name(), metric) >= 0.05)
-                    .forEach(metric -> parts.add(metric.substring("usec ".length()) + " "
-                            + fmt(results.median(m, c.name(), metric))));
-            if (!parts.isEmpty()) {
-                line("| " + c.name() + " | " + String.join(", ", parts) + " |");
-            }
-        }
-        line("");
-    }
-
-    /** @return commandstats µs per cycle of what clients sent (NaN without C's shares) */
-    private double requestUsec(String measurement, String contender) {
-        if (!results.has("C", contender, "requests")) {
-            return Double.NaN;
-        }
-        double total = 0;
-        for (String metric : results.metrics(measurement, contender)) {
-            if (!metric.startsWith("usec ")) {
-                continue;
-            }
-            String command = metric.substring("usec ".length());
-            boolean script = command.startsWith("eval") || command.startsWith("fcall");
-            double share = script || !results.has("C", contender, "client share " + command) ? 1
-                    : results.median("C", contender, "client share " + command);
-            total += results.median(measurement, contender, metric) * share;
-        }
-        return total;
-    }
-
-    private void renderB() {
-        if (!settings.workloads().contains("B")) {
-            return;
-        }
-        line("## B. Contended: 8 threads on one key");
-        line("");
-        line("Eight threads, each with its own client instance (separate connections, like separate processes), lock "
-                + "and unlock the same key in a loop with nothing in between. Owner changes are acquisitions by a "
-                + "different thread than the previous one (true hand-offs); wait is the time from asking to holding. "
-                + "Fairness is Jain's index over the per-thread acquisition counts (1 = perfectly even). Every "
-                + "acquisition checks that nobody else is inside; any violation fails the run.");
-        line("");
-        line("| contender | acquisitions/s | owner changes/s | wait p50 ms | wait p99 ms | wait p99.9 ms | fairness | "
-                + "exclusion violations |");
-        line("|---|---|---|---|---|---|---|---|");
-        for (LockContender c : contenders) {
-            cells.row("B", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
-                    "violations");
-        }
-        line("");
-    }
-
-    private void renderB1() {
-        if (!settings.workloads().contains("B1")) {
-            return;
-        }
-        line("## B1. Contended inside one instance: one client, 8 threads on one key");
-        line("");
-        line("As B, but the eight threads share one client instance, as the threads of one application instance do "
-                + "(distlock: one lock service; Redisson: one client; RedisLockRegistry: one registry). distlock hands "
-                + "the lock from thread to thread inside the JVM (local hand-off) without a Redis round trip.");
-        line("");
-        line("| contender | acquisitions/s | owner changes/s | wait p50 ms | wait p99 ms | wait p99.9 ms | fairness | "
-                + "exclusion violations |");
-        line("|---|---|---|---|---|---|---|---|");
-        for (LockContender c : contenders) {
-            cells.row("B1", c.name(), "acquisitions/s", "owner changes/s", "wait p50", "wait p99", "wait p99.9", "fairness",
-                    "violations");
-        }
-        line("");
-    }
-
-    private void renderB2() {
-        if (!settings.workloads().contains("B2")) {
-            return;
-        }
-        line("## B2. Contended across processes: N JVMs on one key");
-        line("");
-        line("N separate JVM processes (started by the harness with its own class path), each with one client "
-                + "instance and one thread, lock and unlock the same key in a loop with nothing in between. Grants are "
-                + "counted in grant order through a memory-mapped file the processes share, which also checks that "
-                + "nobody else is inside (any violation fails the run). Owner changes are grants to a different "
-                + "process than the previous grant; wait is asking to holding; *shares* are each process's part of "
-                + "the grants, largest first; *min/max* is the smallest share ÷ the largest (1 = even; the fairness "
-                + "target), *Jain* is (Σx)²/(n·Σx²) over the processes' grant counts (1 = even, 1/n = one process "
-                + "gets all). ÷ Redisson is owner changes/s over Redisson's at the same N. *Failed calls* are lock calls "
-                + "that threw inside the window; *failed warm-up calls* threw while each child, before the window, "
-                + "locked a name of its own 50 times (first connection, script loading, JIT), as an application's "
-                + "first calls after start would.");
-        line("");
-        line("| N | contender | acquisitions/s | owner changes/s | ÷ Redisson | wait p50 ms | wait p99 ms | "
-                + "wait p99.9 ms | shares % | min/max | Jain | violations | failed calls | failed warm-up calls |");
-        line("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-        for (int n : settings.processCounts()) {
-            String m = ProcessWorkloads.handOff(n);
-            for (LockContender c : contenders) {
-                if (results.has(m, c.name(), "acquisitions/s")) {
-                    line("| " + n + " | " + cells.named(m, c.name()) + " | " + cells.cell(m, c.name(), "acquisitions/s") + " | "
-                            + cells.cell(m, c.name(), "owner changes/s") + " | "
-                            + cells.ratioCell(m, c.name(), REDISSON, "owner changes/s") + " | "
-                            + cells.cell(m, c.name(), "wait p50") + " | " + cells.cell(m, c.name(), "wait p99") + " | "
-                            + cells.cell(m, c.name(), "wait p99.9") + " | " + cells.shares(m, c.name(), n) + " | "
-                            + cells.cell(m, c.name(), "min/max") + " | " + cells.cell(m, c.name(), "jain") + " | "
-                            + cells.cell(m, c.name(), "violations") + " | " + cells.cell(m, c.name(), "errors") + " | "
-                            + cells.cell(m, c.name(), "warm-up failures") + " |");
-                }
-            }
-        }
-        line("");
-    }
-
-    /** @return the median shares, largest first, e.g. {@code 50.2 / 49.8} */
-    private void renderC() {
-        if (!settings.workloads().contains("C")) {
-            return;
-        }
-        line("## C. Redis traffic per uncontended lock + unlock");
-        line("");
-        line("One thread, " + settings.trafficCycles() + " cycles on new keys after a warm-up. Requests are the "
-                + "commands clients sent (counted with `MONITOR`, script-internal calls excluded); commands are "
-                + "`INFO commandstats` call deltas (scripts' `redis.call`s included), and `total_commands_processed` "
-                + "its delta.");
-        line("");
-        line("| contender | requests/cycle | commands/cycle | total_commands_processed/cycle | breakdown per cycle |");
-        line("|---|---|---|---|---|");
-        for (LockContender c : contenders) {
-            if (results.has("C", c.name(), "requests")) {
-                line("| " + c.name() + " | " + cells.cell("C", c.name(), "requests") + " | " + cells.cell("C", c.name(), "commands")
-                        + " | " + cells.cell("C", c.name(), "total_commands_processed") + " | "
-                        + nullToEmpty(results.note("C", c.name())) + " |");
-            }
-        }
-        line("");
-    }
-
-    private void renderD() {
-        if (!settings.workloads().contains("D")) {
-            return;
-        }
-        line("## D. The ceiling: what this Redis can do");
-        line("");
-        line("As `redis-benchmark -c 64 -P 1` measures a server: 64 clients, each on its own Lettuce connection "
-                + "with one request in flight (callbacks on Lettuce's I/O threads, like redis-benchmark's event loop), "
-                + "run an acquire-like script (`SET key token NX PX`) and then a release-like script (compare and "
-                + "`DEL`) per new key. One ceiling cycle = those two scripts: the least Redis "
-                + "work and round trips a lock + unlock can be, with no locking logic in the client. Read A's "
-                + "cycles/s as a fraction of this.");
-        line("");
-        line("| | EVALSHA/s | cycles/s |");
-        line("|---|---|---|");
-        line("| " + Workloads.CEILING + " | " + cells.cell("D", Workloads.CEILING, "evalsha/s") + " | "
-                + cells.cell("D", Workloads.CEILING, "cycles/s") + " |");
         line("");
     }
 
@@ -472,40 +237,6 @@ final class Report {
         line("");
     }
 
-    private void renderG() {
-        if (!settings.workloads().contains("G")) {
-            return;
-        }
-        line("## G. Hot key across JVMs: " + settings.hotJvms() + " JVMs × " + settings.hotThreads() + " threads, "
-                + settings.hotWork().toNanos() / 1000 + " µs of work inside");
-        line("");
-        line(settings.hotJvms() + " separate JVM processes, each with one client instance shared by its "
-                + settings.hotThreads() + " threads (one application node each), lock one key in a loop and hold it "
-                + "for " + settings.hotWork().toNanos() / 1000 + " µs of busy work (spinning on `System.nanoTime()`, "
-                + "not sleeping). Counting and the exclusion check as in B2. Owner changes are grants to a different "
-                + "thread (of any JVM) than the previous grant; JVM changes are grants to another JVM than the "
-                + "previous one; *JVM shares* are each JVM's part of the grants, largest first, and *min/max* the "
-                + "smallest ÷ the largest; *thread Jain* is Jain's index over all " + settings.hotJvms()
-                * settings.hotThreads() + " threads' grant counts.");
-        line("");
-        line("| contender | acquisitions/s | owner changes/s | ÷ Redisson | JVM changes/s | wait p50 ms | wait p99 ms | "
-                + "wait p99.9 ms | JVM shares % | min/max | thread Jain | violations | failed calls | failed warm-up calls |");
-        line("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-        for (LockContender c : contenders) {
-            if (results.has("G", c.name(), "acquisitions/s")) {
-                line("| " + cells.named("G", c.name()) + " | " + cells.cell("G", c.name(), "acquisitions/s") + " | "
-                        + cells.cell("G", c.name(), "owner changes/s") + " | "
-                        + cells.ratioCell("G", c.name(), REDISSON, "owner changes/s") + " | "
-                        + cells.cell("G", c.name(), "jvm changes/s") + " | " + cells.cell("G", c.name(), "wait p50") + " | "
-                        + cells.cell("G", c.name(), "wait p99") + " | " + cells.cell("G", c.name(), "wait p99.9") + " | "
-                        + cells.shares("G", c.name(), settings.hotJvms()) + " | " + cells.cell("G", c.name(), "min/max") + " | "
-                        + cells.cell("G", c.name(), "thread jain") + " | " + cells.cell("G", c.name(), "violations") + " | "
-                        + cells.cell("G", c.name(), "errors") + " | " + cells.cell("G", c.name(), "warm-up failures") + " |");
-            }
-        }
-        line("");
-    }
-
     private void renderH() {
         if (!settings.workloads().contains("H")) {
             return;
@@ -534,79 +265,6 @@ final class Report {
             }
         }
         line("");
-    }
-
-    private void renderM() {
-        if (!settings.workloads().contains("M")) {
-            return;
-        }
-        line("## M. Several names at once: two new names per cycle, uncontended");
-        line("");
-        line("Every cycle locks two names no other cycle uses and unlocks them: with the library's own multi-lock "
-                + "(distlock `executeWithLocks`, sorted, all or none; Redisson `RedissonMultiLock`), and with the same "
-                + "two locks taken one after the other. \"multi ÷ one by one\" is what taking the names together "
-                + "costs over two plain locks (1 = nothing).");
-        line("");
-        for (int threads : List.of(1, 8)) {
-            String measurement = Workloads.multiName(threads);
-            line("### " + threads + (threads == 1 ? " thread" : " threads"));
-            line("");
-            line("| contender | multi cycles/s | one by one cycles/s | multi ÷ one by one | multi p50 µs | multi p99 µs "
-                    + "| one by one p50 µs | one by one p99 µs |");
-            line("|---|---|---|---|---|---|---|---|");
-            for (LockContender c : contenders) {
-                if (!results.has(measurement, c.name(), "one by one cycles/s")) {
-                    continue;
-                }
-                double ratio = results.median(measurement, c.name(), "multi cycles/s")
-                        / results.median(measurement, c.name(), "one by one cycles/s");
-                line("| " + cells.named(measurement, c.name()) + " | " + cells.cell(measurement, c.name(), "multi cycles/s") + " | "
-                        + cells.cell(measurement, c.name(), "one by one cycles/s") + " | "
-                        + (Double.isNaN(ratio) ? "—" : fmt(ratio)) + " | "
-                        + cells.cell(measurement, c.name(), "multi p50") + " | " + cells.cell(measurement, c.name(), "multi p99")
-                        + " | " + cells.cell(measurement, c.name(), "one by one p50") + " | "
-                        + cells.cell(measurement, c.name(), "one by one p99") + " |");
-            }
-            line("");
-        }
-    }
-
-    private void renderP() {
-        if (!settings.workloads().contains("P")) {
-            return;
-        }
-        line("## P. Permits: 8 JVM-like clients on one key, " + Workloads.PERMIT_WORK.toMillis() + " ms of work inside");
-        line("");
-        line("Eight threads, each with its own client instance, take one permit of one key (1 permit is a lock), "
-                + "work " + Workloads.PERMIT_WORK.toMillis() + " ms inside and release it, in a loop. Every grant "
-                + "checks that no more than the permits are inside at once; any violation fails the run. \"÷ 1 permit\" "
-                + "is the grants/s against the same contender's with one permit.");
-        line("");
-        line("| contender | permits | grants/s | ÷ 1 permit | wait p50 ms | wait p99 ms | fairness | violations |");
-        line("|---|---|---|---|---|---|---|---|");
-        for (LockContender c : contenders) {
-            for (int permits : List.of(1, 3)) {
-                String measurement = Workloads.permits(permits);
-                if (!results.has(measurement, c.name(), "acquisitions/s")) {
-                    continue;
-                }
-                line("| " + cells.named(measurement, c.name()) + " | " + permits + " | "
-                        + cells.cell(measurement, c.name(), "acquisitions/s") + " | "
-                        + ratioOf(measurement, Workloads.permits(1), c.name(), "acquisitions/s") + " | "
-                        + cells.cell(measurement, c.name(), "wait p50") + " | " + cells.cell(measurement, c.name(), "wait p99")
-                        + " | " + cells.cell(measurement, c.name(), "fairness") + " | "
-                        + cells.cell(measurement, c.name(), "violations") + " |");
-            }
-        }
-        line("");
-    }
-
-    /** @return the contender's median in one measurement ÷ its median in another, or "–" */
-    private String ratioOf(String measurement, String reference, String contender, String metric) {
-        if (!results.has(reference, contender, metric)) {
-            return "–";
-        }
-        return fmt(results.median(measurement, contender, metric) / results.median(reference, contender, metric));
     }
 
     private void renderMethod() {
