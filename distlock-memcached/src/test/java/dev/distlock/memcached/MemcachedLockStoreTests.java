@@ -1,5 +1,6 @@
 package dev.distlock.memcached;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -182,7 +183,7 @@ class MemcachedLockStoreTests {
     @Test
     void addedCasOfLeasesThatRanOutMakeRoomForNewOnesOnceTheMapIsFull() {
         MemcachedLockStore store = MemcachedLockStore.connect(MemcachedFixtures.config(server.address(),
-                Duration.ofSeconds(2)), java.time.Clock.systemUTC(), 2);
+                Duration.ofSeconds(2)), Clock.systemUTC(), 2);
         StoreLockService node = new StoreLockService(store, LockConfig.defaults(), LockListener.NONE);
         node.start();
         nodes.add(node);
