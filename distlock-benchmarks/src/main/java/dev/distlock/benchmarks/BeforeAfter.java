@@ -1,7 +1,5 @@
 package dev.distlock.benchmarks;
 
-import java.util.function.Consumer;
-
 /**
  * The report's before/after section: {@link Baseline} (the previous published run and the B2 issue) against the
  * medians of this run. Absolute rates move with the machine's load, so each rate comes with its ratio to a
@@ -11,22 +9,22 @@ final class BeforeAfter {
 
     private final Results results;
 
-    private final Consumer<String> line;
+    private final ReportCells cells;
 
-    BeforeAfter(Results results, Consumer<String> line) {
-        this.results = results;
-        this.line = line;
+    BeforeAfter(ReportCells cells) {
+        this.results = cells.results();
+        this.cells = cells;
     }
 
     void render() {
-        line.accept("## Before and after");
-        line.accept("");
-        line.accept("*Before*: " + Baseline.SOURCE + ", and for B2 " + Baseline.ISSUE + ". *After*: this run. Rates "
+        cells.line("## Before and after");
+        cells.line("");
+        cells.line("*Before*: " + Baseline.SOURCE + ", and for B2 " + Baseline.ISSUE + ". *After*: this run. Rates "
                 + "depend on the machine's load at the time, so compare the ratios (both sides of a ratio come from "
                 + "the same run). B2 with 8 processes, G and H are new: see their sections.");
-        line.accept("");
-        line.accept("| | before | after |");
-        line.accept("|---|---|---|");
+        cells.line("");
+        cells.line("| | before | after |");
+        cells.line("|---|---|---|");
         for (int threads : new int[] { 1, 8, 64 }) {
             String m = Workloads.uncontended(threads);
             var before = Baseline.A_CYCLES.get(threads);
@@ -61,12 +59,12 @@ final class BeforeAfter {
                     median(m, Report.REDISSON, "owner changes/s"), "");
             row("B2 " + n + " processes: distlock ÷ Redisson", Baseline.B2_DISTLOCK.get(n)
                     / Baseline.B2_REDISSON.get(n), ratio(m, Report.DISTLOCK, Report.REDISSON, "owner changes/s"), "×");
-            line.accept("| B2 " + n + " processes: wait p99 ms, distlock / Redisson | ≈ "
+            cells.line("| B2 " + n + " processes: wait p99 ms, distlock / Redisson | ≈ "
                     + ReportCells.fmt(Baseline.B2_DISTLOCK_WAIT_P99) + " / " + Baseline.B2_REDISSON_WAIT_P99 + " | "
                     + ReportCells.fmt(median(m, Report.DISTLOCK, "wait p99")) + " / "
                     + ReportCells.fmt(median(m, Report.REDISSON, "wait p99")) + " |");
         }
-        line.accept("");
+        cells.line("");
     }
 
     private double median(String measurement, String contender, String metric) {
@@ -81,6 +79,6 @@ final class BeforeAfter {
         if (Double.isNaN(after)) {
             return;
         }
-        line.accept("| " + label + " | " + ReportCells.fmt(before) + unit + " | " + ReportCells.fmt(after) + unit + " |");
+        cells.line("| " + label + " | " + ReportCells.fmt(before) + unit + " | " + ReportCells.fmt(after) + unit + " |");
     }
 }

@@ -18,10 +18,10 @@ final class ContendedReport {
 
     private final ReportCells cells;
 
-    ContendedReport(Settings settings, List<LockContender> contenders, Results results, ReportCells cells) {
+    ContendedReport(Settings settings, List<LockContender> contenders, ReportCells cells) {
         this.settings = settings;
         this.contenders = contenders;
-        this.results = results;
+        this.results = cells.results();
         this.cells = cells;
     }
 

@@ -15,9 +15,9 @@ final class FlashSaleReport {
 
     private final ReportCells cells;
 
-    FlashSaleReport(Settings settings, Results results, ReportCells cells) {
+    FlashSaleReport(Settings settings, ReportCells cells) {
         this.settings = settings;
-        this.results = results;
+        this.results = cells.results();
         this.cells = cells;
     }
 

@@ -2,7 +2,6 @@ package dev.distlock.benchmarks;
 
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 import org.redisson.config.Config;
 
@@ -20,12 +19,12 @@ final class HeldLocksReport {
 
     private final List<LockContender> contenders;
 
-    private final Consumer<String> line;
+    private final ReportCells cells;
 
-    HeldLocksReport(Results results, List<LockContender> contenders, Consumer<String> line) {
-        this.results = results;
+    HeldLocksReport(List<LockContender> contenders, ReportCells cells) {
+        this.results = cells.results();
         this.contenders = contenders;
-        this.line = line;
+        this.cells = cells;
     }
 
     void render() {
@@ -34,9 +33,9 @@ final class HeldLocksReport {
         if (measured.isEmpty()) {
             return;
         }
-        line.accept("## L. Many held locks (issue 40)");
-        line.accept("");
-        line.accept("One client holds the locks on distinct names, taken by " + HeldLockOwners.THREADS
+        cells.line("## L. Many held locks (issue 40)");
+        cells.line("");
+        cells.line("One client holds the locks on distinct names, taken by " + HeldLockOwners.THREADS
                 + " threads and kept (distlock: the `LockHandle`s, Redisson: the `RLock`s after `lock()` without a "
                 + "lease time), with each library's default watchdog (" + watchdogs() + "). One more lock, held "
                 + "from before the warm-up to the end, keeps each watchdog running throughout (Redisson leaves one "
@@ -51,12 +50,12 @@ final class HeldLocksReport {
                 + "before the locks were taken (*idle*, 5,000 cycles). Finally every lock is released; *failed* "
                 + "acquires, locks *lost* while held (their key gone from Redis, or the library no longer holding them: "
                 + "distlock's `isHeld()`, Redisson's `isLocked()`) and keys *left* after the release fail the run.");
-        line.accept("");
-        line.accept("| contender | held | heap B/lock | Redis B/lock | keys/lock | renewal requests/s | Redis "
+        cells.line("");
+        cells.line("| contender | held | heap B/lock | Redis B/lock | keys/lock | renewal requests/s | Redis "
                 + "commands/s | Redis CPU ms/s | idle p50 / p99 µs | held p50 / p99 / max µs | failed / lost / left |");
-        line.accept("|---|---|---|---|---|---|---|---|---|---|---|");
+        cells.line("|---|---|---|---|---|---|---|---|---|---|---|");
         for (String name : measured) {
-            line.accept("| " + name + " | " + cell(name, "held") + " | " + cell(name, "heap B/lock") + " | "
+            cells.line("| " + name + " | " + cell(name, "held") + " | " + cell(name, "heap B/lock") + " | "
                     + cell(name, "redis B/lock") + " | " + cell(name, "keys/lock") + " | "
                     + cell(name, "renewal requests/s") + " | " + cell(name, "commands/s") + " | "
                     + cell(name, "redis cpu ms/s") + " | " + cell(name, "idle p50") + " / " + cell(name, "idle p99")
@@ -73,28 +72,28 @@ final class HeldLocksReport {
             }
             row.append(" | ").append(ReportCells.fmt(ratio("held p50"))).append(" / ")
                     .append(ReportCells.fmt(ratio("held p99"))).append(" | |");
-            line.accept(row.toString());
+            cells.line(row.toString());
         }
-        line.accept("");
+        cells.line("");
         for (String name : measured) {
-            line.accept("- " + name + ": " + ReportCells.fmt(results.median(L, name, "acquires/s")) + " acquires/s while "
+            cells.line("- " + name + ": " + ReportCells.fmt(results.median(L, name, "acquires/s")) + " acquires/s while "
                     + "taking them; " + ReportCells.fmt(results.median(L, name, "requests/lock/s") * 1000) + " renewal "
                     + "requests per 1,000 held locks per second; " + ReportCells.fmt(results.median(L, name, "held cycles")) + " cycles "
                     + "while held; the window's calls: " + ReportCells.nullToEmpty(results.note(L, name)) + ".");
         }
-        line.accept("");
+        cells.line("");
         if (both) {
-            line.accept("| target (issue 40) | distlock ÷ Redisson | met |");
-            line.accept("|---|---|---|");
+            cells.line("| target (issue 40) | distlock ÷ Redisson | met |");
+            cells.line("|---|---|---|");
             for (Map.Entry<String, String> target : Map.of("heap B/lock", "heap bytes per held lock ≤ Redisson's",
                     "redis B/lock", "Redis bytes per held lock ≤ Redisson's", "renewal requests/s",
                     "renewal requests per second ≤ Redisson's").entrySet().stream()
                     .sorted(Map.Entry.comparingByKey()).toList()) {
                 double ratio = ratio(target.getKey());
-                line.accept("| " + target.getValue() + " | " + ReportCells.fmt(ratio) + " | "
+                cells.line("| " + target.getValue() + " | " + ReportCells.fmt(ratio) + " | "
                         + (Double.isNaN(ratio) ? "–" : ratio <= 1 ? "yes" : "**no**") + " |");
             }
-            line.accept("");
+            cells.line("");
         }
     }
 

@@ -2,7 +2,6 @@ package dev.distlock.benchmarks;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Consumer;
 
 /**
  * The report's section on workload R: per store, distlock (workload S) against the store's raw cycle measured in
@@ -19,50 +18,50 @@ final class RawCycleReport {
 
     private final List<StoreUnderTest> stores;
 
-    private final Consumer<String> line;
+    private final ReportCells cells;
 
-    RawCycleReport(Results results, List<StoreUnderTest> stores, Consumer<String> line) {
-        this.results = results;
+    RawCycleReport(List<StoreUnderTest> stores, ReportCells cells) {
+        this.results = cells.results();
         this.stores = stores;
-        this.line = line;
+        this.cells = cells;
     }
 
     void render() {
-        line.accept("## R. distlock against each store's raw lock cycle");
-        line.accept("");
-        line.accept("Each store's minimal lock cycle without distlock, on the client library its store module uses, "
+        cells.line("## R. distlock against each store's raw lock cycle");
+        cells.line("");
+        cells.line("Each store's minimal lock cycle without distlock, on the client library its store module uses, "
                 + "run as S runs distlock (same threads, names, warm-up, window and servers, in the same run; a "
                 + "polling waiter pauses 0.5–1.5 ms; before the first repeat both sides of every store run A with "
                 + StoreRounds.WARM_UP_THREADS + " threads for " + StoreRounds.WARM_UP_FACTOR + " × the warm-up, "
                 + "unmeasured). Ratio = distlock ÷ raw, of the medians; targets (issue 40): "
                 + "uncontended ≥ " + UNCONTENDED_TARGET + "×, hot key ≥ " + HOT_TARGET + "×. ✓ met, ✗ missed.");
-        line.accept("");
-        line.accept("| store | S A1 | raw A1 | ratio | S A8 | raw A8 | ratio | S hot | raw hot | ratio |");
-        line.accept("|---|---|---|---|---|---|---|---|---|---|");
+        cells.line("");
+        cells.line("| store | S A1 | raw A1 | ratio | S A8 | raw A8 | ratio | S hot | raw hot | ratio |");
+        cells.line("|---|---|---|---|---|---|---|---|---|---|");
         for (StoreUnderTest store : stores) {
             if (results.note(RawCycleWorkloads.RECIPE, store.name()) == null) {
                 continue; // no raw cycle for this set-up
             }
             String who = store.name();
-            line.accept("| " + who + " | "
+            cells.line("| " + who + " | "
                     + triple(StoreWorkloads.uncontended(1), RawCycleWorkloads.uncontended(1), who, "cycles/s",
                             UNCONTENDED_TARGET) + " | "
                     + triple(StoreWorkloads.uncontended(8), RawCycleWorkloads.uncontended(8), who, "cycles/s",
                             UNCONTENDED_TARGET) + " | "
                     + triple(StoreWorkloads.HOT, RawCycleWorkloads.HOT, who, "grants/s", HOT_TARGET) + " |");
         }
-        line.accept("");
-        line.accept("The raw cycles (cycles/s for A, grants/s for the hot key; latencies in µs, waits in ms):");
-        line.accept("");
-        line.accept("| store | raw cycle | A1 p50 | A8 p50 | hot wait p50 | hot wait p99 | hot node changes/s | "
+        cells.line("");
+        cells.line("The raw cycles (cycles/s for A, grants/s for the hot key; latencies in µs, waits in ms):");
+        cells.line("");
+        cells.line("| store | raw cycle | A1 p50 | A8 p50 | hot wait p50 | hot wait p99 | hot node changes/s | "
                 + "violations | failed calls |");
-        line.accept("|---|---|---|---|---|---|---|---|---|");
+        cells.line("|---|---|---|---|---|---|---|---|---|");
         for (StoreUnderTest store : stores) {
             String recipe = results.note(RawCycleWorkloads.RECIPE, store.name());
             if (recipe != null) {
                 String who = store.name();
                 String hot = RawCycleWorkloads.HOT;
-                line.accept("| " + who + " | " + recipe + " | "
+                cells.line("| " + who + " | " + recipe + " | "
                         + median(RawCycleWorkloads.uncontended(1), who, "p50") + " | "
                         + median(RawCycleWorkloads.uncontended(8), who, "p50") + " | " + median(hot, who, "wait p50")
                         + " | " + median(hot, who, "wait p99") + " | " + median(hot, who, "node changes/s") + " | "
@@ -71,7 +70,7 @@ final class RawCycleReport {
                                 + sum(RawCycleWorkloads.uncontended(8), who, "errors")) + " |");
             }
         }
-        line.accept("");
+        cells.line("");
     }
 
     /** @return "distlock | raw | ratio ✓/✗" for one measurement of S and its raw counterpart */

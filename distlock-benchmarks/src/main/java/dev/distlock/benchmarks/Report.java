@@ -134,11 +134,11 @@ final class Report {
                 + "when named (`--workloads K`) and needs the sample's jar (`./mvnw -B -q -pl sample-app -am package "
                 + "-DskipTests`, or `--sample-jar PATH`); so does L (many held locks, `--held 100000`, `java -Xmx4g`).");
         line("");
-        new SummaryReport(settings, results, cells).render();
-        new BeforeAfter(results, this::line).render();
+        new SummaryReport(settings, cells).render();
+        new BeforeAfter(cells).render();
         renderEnvironment();
-        UncontendedReport uncontended = new UncontendedReport(settings, contenders, results, cells);
-        ContendedReport contended = new ContendedReport(settings, contenders, results, cells);
+        UncontendedReport uncontended = new UncontendedReport(settings, contenders, cells);
+        ContendedReport contended = new ContendedReport(settings, contenders, cells);
         uncontended.renderA();
         uncontended.renderRedisCpu();
         contended.renderB();
@@ -154,10 +154,10 @@ final class Report {
         contended.renderP();
         new StoreReport(settings, stores, skippedStores, cells).render();
         if (settings.workloads().contains(RawCycleWorkloads.RECIPE)) {
-            new RawCycleReport(results, stores, this::line).render();
+            new RawCycleReport(stores, cells).render();
         }
-        new FlashSaleReport(settings, results, cells).render();
-        new HeldLocksReport(results, contenders, this::line).render();
+        new FlashSaleReport(settings, cells).render();
+        new HeldLocksReport(contenders, cells).render();
         renderMethod();
         return md.toString();
     }

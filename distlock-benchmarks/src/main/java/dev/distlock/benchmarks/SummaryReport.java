@@ -17,9 +17,9 @@ final class SummaryReport {
 
     private final ReportCells cells;
 
-    SummaryReport(Settings settings, Results results, ReportCells cells) {
+    SummaryReport(Settings settings, ReportCells cells) {
         this.settings = settings;
-        this.results = results;
+        this.results = cells.results();
         this.cells = cells;
     }
 

@@ -20,10 +20,10 @@ final class UncontendedReport {
 
     private final ReportCells cells;
 
-    UncontendedReport(Settings settings, List<LockContender> contenders, Results results, ReportCells cells) {
+    UncontendedReport(Settings settings, List<LockContender> contenders, ReportCells cells) {
         this.settings = settings;
         this.contenders = contenders;
-        this.results = results;
+        this.results = cells.results();
         this.cells = cells;
     }
 
