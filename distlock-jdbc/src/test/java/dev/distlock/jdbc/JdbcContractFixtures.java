@@ -13,8 +13,9 @@ import dev.distlock.spi.LockStore;
 import dev.distlock.test.support.StoreFixture;
 
 /**
- * The JDBC set-ups only the store contract runs on ({@link JdbcFixtures#contractIds()}): {@code h2-postgres-mode}
- * (H2 over TCP in PostgreSQL compatibility mode with lower-case identifiers, as the sample application runs it) and
+ * The JDBC set-ups only the store contract runs on, when named ({@link JdbcFixtures#namedContractIds()}):
+ * {@code h2-postgres-mode} (H2 over TCP in PostgreSQL compatibility mode with lower-case identifiers, as the sample
+ * application runs it) and
  * {@code jdbc-quorum} (the generic quorum store over three JDBC stores, each on an H2 server of its own: "down" is an
  * outage of every database, a broken lease is deleted from every one). Every node has pools of its own.
  */
