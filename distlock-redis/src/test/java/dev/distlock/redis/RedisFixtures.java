@@ -16,12 +16,12 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The Redis store's fixtures, on redis-server processes of {@code distlock-embedded-redis}: {@code redis} (one
- * server, no replica, no persistence), {@code redis-batched} and {@code jedis} (the same with batched scripts, or
- * through Jedis, for the contract only when named), {@code redis-replica} and {@code redis-replica-off} (a master
- * and a {@code --replicaof} replica, with {@code distlock.replication.min-replicas=auto}, the default, which waits
- * for that replica, or {@code 0}), and {@code redlock} (three independent masters, a quorum store over them). Every
- * node but Jedis's has a Lettuce connection factory of its own.
+ * The Redis store's fixtures, on redis-server processes of {@code distlock-embedded-redis}: {@code redis} (one server,
+ * no replica, no persistence), {@code jedis} (the same through Jedis, for the contract), {@code redis-batched} (with
+ * batched scripts, for the contract only when named), {@code redis-replica} and {@code redis-replica-off} (a master and
+ * a {@code --replicaof} replica, with {@code distlock.replication.min-replicas=auto}, the default, which waits for that
+ * replica, or {@code 0}), and {@code redlock} (three independent masters, a quorum store over them). Every node but
+ * Jedis's has a Lettuce connection factory of its own.
  */
 public final class RedisFixtures implements StoreFixture.Provider {
 
@@ -41,18 +41,13 @@ public final class RedisFixtures implements StoreFixture.Provider {
      */
     @Override
     public List<String> contractIds() {
-        return List.of("redis", "redlock");
+        return List.of("redis", "jedis", "redlock");
     }
 
-    /**
-     * One server with batched scripts, and one through Jedis: a pass of CI's runs the contract on them, not every
-     * build (which stays under 10 minutes on 2 cores); Jedis's replication, saturation and auto-configuration are
-     * tested in every build ({@code JedisReplicationTests}, {@code JedisSaturationTests},
-     * {@code DistlockRedisAutoConfigurationTests}).
-     */
+    /** One server with batched scripts: a pass of CI's runs the contract on it, not every build. */
     @Override
     public List<String> namedContractIds() {
-        return List.of("redis-batched", "jedis");
+        return List.of("redis-batched");
     }
 
     @Override
