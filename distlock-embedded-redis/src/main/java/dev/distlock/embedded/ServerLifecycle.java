@@ -1,6 +1,5 @@
 package dev.distlock.embedded;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -213,7 +212,7 @@ final class ServerLifecycle {
     /** Freezes the process ({@code SIGSTOP}). */
     synchronized void pause() {
         if (isRunning()) {
-            signal("STOP");
+            ProcessSignals.freeze(pid());
             paused = true;
         }
     }
@@ -221,28 +220,8 @@ final class ServerLifecycle {
     /** Lets a frozen process go on ({@code SIGCONT}). */
     synchronized void resume() {
         if (isRunning()) {
-            signal("CONT");
+            ProcessSignals.thaw(pid());
             paused = false;
-        }
-    }
-
-    private void signal(String name) {
-        long pid = pid();
-        if (pid < 0) {
-            return;
-        }
-        try {
-            int exit = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor();
-            if (exit != 0) {
-                throw new IllegalStateException("kill -" + name + " " + pid + " exited with " + exit);
-            }
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
         }
     }
 }

@@ -1,6 +1,9 @@
 package dev.distlock.embedded;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.stream.Stream;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -15,6 +18,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -66,6 +70,26 @@ class RedisServerProcessTests {
             two.opsForValue().set("k", "again");
             assertThat(two.opsForValue().get("k")).isEqualTo("again");
         });
+    }
+
+    /**
+     * A frozen server answers nothing: {@code kill -STOP} stops one thread at first, and the others only once that
+     * one has been scheduled, so {@code pause()} waits for all of them. Redis with I/O threads has several.
+     */
+    @Test
+    void pauseReturnsOnceEveryThreadOfTheServerIsStopped() throws Exception {
+        RedisServerProcess server = redis.start("--io-threads", "4", "--io-threads-do-reads", "yes");
+        Path tasks = Path.of("/proc", Long.toString(server.pid()), "task");
+        assumeTrue(Files.isDirectory(tasks), "SKIPPED: no /proc on this machine to read thread states from");
+        try (Stream<Path> threads = Files.list(tasks)) {
+            assertThat(threads.count()).as("threads of redis-server").isGreaterThan(4);
+        }
+        for (int round = 0; round < 20; round++) {
+            server.pause();
+            assertThat(ProcessSignals.runningThreads(tasks)).as("threads still running after pause()").isEmpty();
+            server.resume();
+            assertThat(server.call("PING")).isEqualTo("PONG");
+        }
     }
 
     @Test

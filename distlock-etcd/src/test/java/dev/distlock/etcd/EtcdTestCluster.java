@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import dev.distlock.embedded.ProcessSignals;
 import dev.distlock.test.support.FreePorts;
 import io.etcd.jetcd.Client;
 import org.awaitility.Awaitility;
@@ -177,12 +178,12 @@ public final class EtcdTestCluster implements AutoCloseable {
 
     /** Freezes a member (SIGSTOP): its connections stay open and nothing answers. */
     public void pause(int member) {
-        signal(member, "STOP");
+        ProcessSignals.freeze(pid(member));
     }
 
     /** Thaws a member frozen by {@link #pause(int)}. */
     public void resume(int member) {
-        signal(member, "CONT");
+        ProcessSignals.thaw(pid(member));
     }
 
     /** Starts a stopped member again on its ports and data, and waits until it answers. */
@@ -302,24 +303,12 @@ public final class EtcdTestCluster implements AutoCloseable {
         }
     }
 
-    private void signal(int member, String signal) {
+    private long pid(int member) {
         Process process = processes[member];
         if (process == null) {
             throw new IllegalStateException("etcd member " + member + " is not running");
         }
-        try {
-            int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor();
-            if (exit != 0) {
-                throw new IllegalStateException("kill -" + signal + " failed with " + exit);
-            }
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        return process.pid();
     }
 
     /** Kills every member and deletes the data. */

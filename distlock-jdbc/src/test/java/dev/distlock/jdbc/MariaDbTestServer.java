@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.embedded.ProcessSignals;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
@@ -187,28 +188,12 @@ final class MariaDbTestServer {
 
     /** Freezes the server (SIGSTOP): its connections stay open and nothing answers until {@link #resume()}. */
     synchronized void pause() {
-        signal("STOP");
+        ProcessSignals.freeze(process.pid());
     }
 
     /** Thaws a server frozen by {@link #pause()}. */
     synchronized void resume() {
-        signal("CONT");
-    }
-
-    private void signal(String signal) {
-        try {
-            int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor();
-            if (exit != 0) {
-                throw new IllegalStateException("kill -" + signal + " mariadbd failed with " + exit);
-            }
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("Could not signal mariadbd", ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        ProcessSignals.thaw(process.pid());
     }
 
     /** @return whether the server process runs (it may be frozen) */

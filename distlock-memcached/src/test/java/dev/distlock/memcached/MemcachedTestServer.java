@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import dev.distlock.embedded.ProcessSignals;
 import dev.distlock.test.support.FreePorts;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
@@ -260,12 +261,12 @@ public final class MemcachedTestServer implements AutoCloseable {
 
     /** Freezes the server (SIGSTOP): its connections stay open and nothing answers; it keeps its items. */
     public void pause() {
-        signal("STOP");
+        ProcessSignals.freeze(process.pid());
     }
 
     /** Thaws a server frozen by {@link #pause()}. */
     public void resume() {
-        signal("CONT");
+        ProcessSignals.thaw(process.pid());
     }
 
     /** @return whether the process runs */
@@ -275,7 +276,7 @@ public final class MemcachedTestServer implements AutoCloseable {
 
     private void end(boolean kill) {
         Process running = process;
-        signal("CONT"); // a frozen process does not handle SIGTERM until thawed
+        ProcessSignals.thaw(running.pid()); // a frozen process does not handle SIGTERM until thawed
         if (kill) {
             running.destroyForcibly();
         }
@@ -286,22 +287,6 @@ public final class MemcachedTestServer implements AutoCloseable {
             if (!running.waitFor(20, TimeUnit.SECONDS)) {
                 running.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
             }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void signal(String signal) {
-        Process running = process;
-        if (!running.isAlive()) {
-            return;
-        }
-        try {
-            new ProcessBuilder("kill", "-" + signal, Long.toString(running.pid())).start().waitFor();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

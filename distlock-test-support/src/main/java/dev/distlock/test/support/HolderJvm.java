@@ -19,6 +19,7 @@ import java.util.function.Consumer;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.core.StoreLockService;
+import dev.distlock.embedded.ProcessSignals;
 
 /**
  * A lock holder in a JVM of its own, for crash tests: only a process shows what a crashed application node does to
@@ -159,32 +160,12 @@ public final class HolderJvm implements AutoCloseable {
      * watchdog included, stop; its connections stay open.
      */
     public void pause() {
-        signal("STOP");
+        ProcessSignals.freeze(process.pid());
     }
 
     /** Lets a paused JVM go on (SIGCONT). */
     public void resume() {
-        signal("CONT");
-    }
-
-    private void signal(String name) {
-        if (!process.isAlive()) {
-            return;
-        }
-        try {
-            int exit = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start()
-                    .waitFor();
-            if (exit != 0 && process.isAlive()) {
-                throw new IllegalStateException("kill -" + name + " " + process.pid() + " exited with " + exit);
-            }
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("Could not signal the holder JVM " + process.pid(), ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        ProcessSignals.thaw(process.pid());
     }
 
     /**
