@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
+import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
 import org.jspecify.annotations.Nullable;
@@ -67,5 +68,20 @@ final class AcquireReplies {
         long refusal = -value;
         return new Attempt.Busy(Duration.ofMillis(refusal % REFUSAL_RADIX),
                 OptionalLong.of(refusal / REFUSAL_RADIX * 1000));
+    }
+
+    /**
+     * @param request an acquire whose write reached too few replicas
+     * @param replicas how many acknowledged it
+     * @param required how many had to
+     * @param config the settings
+     * @return the failure, naming the settings involved; the engine undoes the acquire
+     */
+    static LockUnavailableException unacknowledged(LockRequest request, long replicas, int required,
+            RedisLockConfig config) {
+        return new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master but only "
+                + replicas + " of " + required + " replicas acknowledged it (distlock.replication.min-replicas="
+                + config.minReplicas() + ") within distlock.replication.timeout ("
+                + config.replicationTimeout().toMillis() + " ms); the acquire is undone");
     }
 }

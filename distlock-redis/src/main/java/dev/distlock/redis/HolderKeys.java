@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -63,18 +64,40 @@ final class HolderKeys {
     }
 
     /**
-     * The owner as the scripts store it, writing the identity's key first when it is due (the write goes out ahead
-     * of the request on the same connection, and nobody waits for it).
+     * The owner as the scripts store it, writing the identity's key first when it is due (nobody waits for a write;
+     * see {@link #afterIdentity} for the first).
      *
      * @param request a request
      * @return its owner argument: {@code <owner token>|<reference>}
      */
     byte[] owner(LockRequest request) {
+        return owner(request, current(request));
+    }
+
+    /**
+     * Sends an acquire once its holder can be described: the first request of an identity goes out when the
+     * identity's first write has answered (once per identity and store, a round trip earlier; a failed write does
+     * not hold it back, and is tried again). Sending the write first is not enough: a pooled client (Jedis) sends
+     * the two on different connections, and on Cluster the holder key lives on another shard.
+     *
+     * @param request the request
+     * @param call sends the request with its owner argument
+     * @param <T> the answer
+     * @return the call's answer
+     */
+    <T> CompletableFuture<T> afterIdentity(LockRequest request, Function<byte[], CompletableFuture<T>> call) {
+        Holder current = current(request);
+        byte[] owner = owner(request, current);
+        CompletableFuture<Void> written = current.firstWrite();
+        return written.isDone() ? call.apply(owner) : written.thenCompose(ignored -> call.apply(owner));
+    }
+
+    private Holder current(LockRequest request) {
         Holder current = holder;
         if (current == null || !current.identity().equals(request.holder())) {
             String reference = reference(request.holder());
             current = new Holder(request.holder(), key(keyPrefix, reference), reference,
-                    new AtomicLong(System.nanoTime()));
+                    new AtomicLong(System.nanoTime()), new CompletableFuture<>());
             holder = current;
         }
         long due = current.nextWrite().get();
@@ -82,6 +105,10 @@ final class HolderKeys {
         if (now - due >= 0 && current.nextWrite().compareAndSet(due, now + REWRITE_NANOS)) {
             write(current, now);
         }
+        return current;
+    }
+
+    private static byte[] owner(LockRequest request, Holder current) {
         return (request.ownerToken() + '|' + current.reference()).getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -91,6 +118,7 @@ final class HolderKeys {
                     if (error != null) {
                         current.nextWrite().compareAndSet(now + REWRITE_NANOS, now + RETRY_NANOS);
                     }
+                    current.firstWrite().complete(null);
                 });
     }
 
@@ -155,7 +183,11 @@ final class HolderKeys {
         return (keyPrefix + ":holder:" + reference).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** An identity, its key, its reference and when its key is next written ({@link System#nanoTime()}). */
-    private record Holder(String identity, byte[] key, String reference, AtomicLong nextWrite) {
+    /**
+     * An identity, its key, its reference, when its key is next written ({@link System#nanoTime()}) and whether its
+     * first write has answered.
+     */
+    private record Holder(String identity, byte[] key, String reference, AtomicLong nextWrite,
+            CompletableFuture<Void> firstWrite) {
     }
 }

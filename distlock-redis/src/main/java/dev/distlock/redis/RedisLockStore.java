@@ -142,16 +142,18 @@ public class RedisLockStore implements LockStore, HandsOver {
 
     @Override
     public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
-        return noted(request, waiting, send(request, waiting, ScriptMarker.attempt(refused.refusedBefore(request))));
+        return sent(request, waiting, ScriptMarker.attempt(refused.refusedBefore(request)));
     }
 
     /** {@code acquire.lua} with {@link ScriptMarker#CONFIRM}: after the request's release it grants nothing. */
     @Override
     public CompletionStage<Attempt> confirm(LockRequest request) {
-        return noted(request, Waiting.LAST_TRY, send(request, Waiting.LAST_TRY, ScriptMarker.CONFIRM));
+        return sent(request, Waiting.LAST_TRY, ScriptMarker.CONFIRM);
     }
 
-    private CompletableFuture<Attempt> noted(LockRequest request, Waiting waiting, CompletableFuture<Attempt> sent) {
+    /** Sends {@code acquire.lua} once the holder can be described, and notes a refusal. */
+    private CompletableFuture<Attempt> sent(LockRequest request, Waiting waiting, ScriptMarker kind) {
+        CompletableFuture<Attempt> sent = holders.afterIdentity(request, owner -> send(request, owner, waiting, kind));
         return sent.whenComplete((answer, error) -> {
             if (answer != null) {
                 refused.answered(request, waiting, answer);
@@ -159,9 +161,8 @@ public class RedisLockStore implements LockStore, HandsOver {
         });
     }
 
-    private CompletableFuture<Attempt> send(LockRequest request, Waiting waiting, ScriptMarker kind) {
+    private CompletableFuture<Attempt> send(LockRequest request, byte[] owner, Waiting waiting, ScriptMarker kind) {
         LockKeys keys = LockKeys.of(config.keyPrefix(), request.name());
-        byte[] owner = holders.owner(request);
         byte[] lease = LuaScript.arg(request.leaseMillis());
         byte[] wait = LuaScript.arg(waiting.remaining().toMillis());
         byte[] mode = ScriptMarker.mode(request).wire();
@@ -196,10 +197,7 @@ public class RedisLockStore implements LockStore, HandsOver {
         CompletableFuture<Long> acknowledged = node.waitForReplicas(required, config.replicationTimeout().toMillis());
         return reply.thenCompose(attempt -> attempt instanceof Attempt.Busy ? reply : acknowledged.thenApply(replicas -> {
             if (replicas < required) {
-                throw new LockUnavailableException("Lock '" + request.name() + "' was written to the Redis master "
-                        + "but only " + replicas + " of " + required + " replicas acknowledged it (distlock."
-                        + "replication.min-replicas=" + config.minReplicas() + ") within distlock.replication.timeout ("
-                        + config.replicationTimeout().toMillis() + " ms); the acquire is undone");
+                throw AcquireReplies.unacknowledged(request, replicas, required, config);
             }
             return attempt;
         }));

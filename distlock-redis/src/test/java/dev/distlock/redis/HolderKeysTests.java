@@ -5,14 +5,17 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockInfo;
+import dev.distlock.LockType;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
+import dev.distlock.spi.LockRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,6 +89,57 @@ class HolderKeysTests {
         }
         assertThat(LockNodes.calls(redis, "evalsha") + LockNodes.calls(redis, "eval") - before)
                 .as("an acquire and a release per lock, nothing more").isEqualTo(40);
+    }
+
+    /**
+     * The first request of an identity goes out only once the identity is in Redis, even when its write is the
+     * slower (a pooled client sends the two on different connections; on Cluster the holder key is on another
+     * shard): here the write is held back 300 ms on its way, and the request reads what {@code describe} would.
+     */
+    @Test
+    void theFirstRequestOfAnIdentityWaitsUntilItsHolderCanBeDescribed() throws Exception {
+        try (RedisRunner runner = new ConnectionRunner(nodes.factory(server), Duration.ofSeconds(2))) {
+            HolderKeys holders = new HolderKeys(new SlowHolderWrites(runner), "first");
+            LockRequest request = new LockRequest("first-lock", LockType.REENTRANT, "token", Duration.ZERO,
+                    Duration.ofSeconds(30), false, 1, IDENTITY);
+            String described = holders.afterIdentity(request,
+                    owner -> HolderKeys.identity(runner, "first", HolderKeys.reference(IDENTITY)))
+                    .get(5, TimeUnit.SECONDS);
+            assertThat(described).isEqualTo(IDENTITY);
+        }
+    }
+
+    /** Holds each write of a holder key back for 300 ms on its way to Redis; everything else goes straight on. */
+    private record SlowHolderWrites(RedisRunner runner) implements RedisRunner {
+
+        @Override
+        public CompletableFuture<Object> eval(LuaScript script, byte[][] keys, byte[]... args) {
+            if (script != HolderKeys.HOLDER || args.length == 0) {
+                return runner.eval(script, keys, args);
+            }
+            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS))
+                    .thenCompose(delayed -> runner.eval(script, keys, args));
+        }
+
+        @Override
+        public CompletableFuture<Long> publish(byte[] channel, byte[] message) {
+            return runner.publish(channel, message);
+        }
+
+        @Override
+        public CompletableFuture<String> ping() {
+            return runner.ping();
+        }
+
+        @Override
+        public boolean isCluster() {
+            return runner.isCluster();
+        }
+
+        @Override
+        public void close() {
+            runner.close();
+        }
     }
 
     @Test
