@@ -63,6 +63,16 @@ final class LeaseScheduler {
     /** When the guard fires ({@link System#nanoTime()}); read without the lock to keep {@link #renew} cheap. */
     private volatile long guardAtNanos;
 
+    /**
+     * Counts {@link #armGuard}'s scans, odd while one runs (written under the lock only): a lease added during a scan
+     * may be missing from it, so {@link #renew} compares such a lease's deadline under the lock, after the scan.
+     */
+    private volatile long scans;
+
+    /** Runs between a scan and the guard it arms: a test's pause ({@code LeaseSchedulerTests}), nothing otherwise. */
+    private volatile Runnable scanned = () -> {
+    };
+
     private volatile @Nullable Instant lastRunAt;
 
     private volatile @Nullable Instant lastSuccessAt;
@@ -96,9 +106,11 @@ final class LeaseScheduler {
 
     /** Renews the lease from now on, and watches its deadline (at once, when it comes before the armed one). */
     void renew(StoreLease lease) {
+        long scan = scans; // before the add: a scan that ends after it may have missed the lease
         if (leases.add(lease)) {
             long deadline = lease.deadlineNanos();
-            if (guard == null || deadline - guardAtNanos < 0) { // the common case, a later deadline, takes no lock
+            // The common case, a later deadline than the armed guard's and no scan meanwhile, takes no lock.
+            if ((scan & 1) != 0 || guard == null || deadline - guardAtNanos < 0 || scans != scan) {
                 armGuardBefore(deadline);
             }
         }
@@ -182,24 +194,37 @@ final class LeaseScheduler {
     }
 
     /**
-     * (Re-)arms the guard at the earliest deadline of the renewed leases. The scan runs under the lock, so a lease
-     * added meanwhile is either in it or compared with its result ({@link #armGuardBefore}).
+     * (Re-)arms the guard at the earliest deadline of the renewed leases. A lease added meanwhile is either in the
+     * scan or, since {@link #renew} sees the scan under way ({@link #scans}), compared with its result under the lock
+     * ({@link #armGuardBefore}): review 4's F2 race, where a hand-over added during a scan went unwatched.
      */
     private synchronized void armGuard() {
-        long earliest = Long.MAX_VALUE;
-        boolean any = false;
-        for (StoreLease lease : leases) {
-            if (lease.deadlineCounts() && (!any || lease.deadlineNanos() - earliest < 0)) {
-                earliest = lease.deadlineNanos();
-                any = true;
+        scans++;
+        try {
+            long earliest = Long.MAX_VALUE;
+            boolean any = false;
+            for (StoreLease lease : leases) {
+                if (lease.deadlineCounts() && (!any || lease.deadlineNanos() - earliest < 0)) {
+                    earliest = lease.deadlineNanos();
+                    any = true;
+                }
             }
+            scanned.run();
+            ScheduledFuture<?> previous = guard;
+            if (previous != null) {
+                previous.cancel(false);
+            }
+            guard = any ? schedule(this::reportPastDeadlines, earliest - System.nanoTime()) : null;
+            guardAtNanos = earliest;
         }
-        ScheduledFuture<?> previous = guard;
-        if (previous != null) {
-            previous.cancel(false);
+        finally {
+            scans++;
         }
-        guard = any ? schedule(this::reportPastDeadlines, earliest - System.nanoTime()) : null;
-        guardAtNanos = earliest;
+    }
+
+    /** @param pause runs between each scan of the leases and the guard it arms (tests) */
+    void onScanned(Runnable pause) {
+        scanned = pause;
     }
 
     /** Arms the guard at the deadline unless it is armed at an earlier one already. */
