@@ -16,7 +16,7 @@ import dev.distlock.embedded.RedisServerProcess;
  * {@code java -jar distlock-benchmarks/target/distlock-benchmarks.jar [--redis host:port] [--seconds 10]
  * [--warmup 3] [--repeats 3] [--quick] [--contenders distlock,redisson,...]
  * [--workloads A,B,B1,B2,C,D,E,F,G,H,M,P,S,R] [--processes 2,3,4,8] [--footprint-names 100000] [--footprint-lease 5]
- * [--stores redis,redis-replica,redis-replica-off,redlock,h2,postgres,mariadb,zookeeper,etcd,etcd-3,memcached] [--out docs/engineering/benchmarks.md]
+ * [--stores redis,redlock,...] [--out docs/engineering/benchmarks.md]
  * [--note "..."]}
  * <p>
  * Workload K (the sample's flash sale) runs only when named, e.g. {@code --workloads K}: it starts the sample app's
@@ -24,6 +24,8 @@ import dev.distlock.embedded.RedisServerProcess;
  * {@code sample-app/target} ({@code ./mvnw -pl sample-app -am package -DskipTests}).
  * Workload L (many held locks) also runs only when named: {@code java -Xmx4g -jar ... --workloads L [--held 100000]}.
  * So does the contender {@code distlock-batched} ({@code --contenders distlock,distlock-batched,textbook}).
+ * {@code --stores} (workloads S and R) takes the reference {@code redis}, its other set-ups and the id of every store
+ * fixture on the class path, all of them by default; an unknown id is refused with the list.
  */
 public final class BenchmarkMain {
 

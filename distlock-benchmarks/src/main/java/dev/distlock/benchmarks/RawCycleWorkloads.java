@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.distlock.test.support.RawCycle;
+
 /**
  * Workload R: each store's minimal lock cycle without distlock ({@link RawCycle}), measured as workload S measures
  * distlock on the store, in the same run and on the same servers, so that S's figure per store is its ratio to

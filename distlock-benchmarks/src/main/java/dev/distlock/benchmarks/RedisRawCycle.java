@@ -2,6 +2,7 @@ package dev.distlock.benchmarks;
 
 import java.util.UUID;
 
+import dev.distlock.test.support.RawCycle;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;

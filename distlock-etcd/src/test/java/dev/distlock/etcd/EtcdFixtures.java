@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 import dev.distlock.test.support.StoreFixtures;
 import io.etcd.jetcd.Client;
@@ -128,6 +129,11 @@ public final class EtcdFixtures implements StoreFixture.Provider {
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(EtcdHolderProcess.class,
                     List.of(String.join(",", cluster.endpoints()), KEY_PREFIX)));
+        }
+
+        @Override
+        public Optional<RawCycle> rawCycle() {
+            return Optional.of(new EtcdRawCycle(cluster.endpoints()));
         }
 
         @Override

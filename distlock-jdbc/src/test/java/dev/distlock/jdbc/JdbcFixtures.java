@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.LockStore;
 import dev.distlock.test.support.FreePorts;
+import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 import org.h2.tools.Server;
 import org.jspecify.annotations.Nullable;
@@ -208,6 +209,11 @@ public final class JdbcFixtures implements StoreFixture.Provider {
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(HolderProcess.class,
                     List.of(url(), JdbcLockConfig.defaults().tableName())));
+        }
+
+        @Override
+        public Optional<RawCycle> rawCycle() {
+            return Optional.of(new JdbcRawCycle(this));
         }
 
         @Override

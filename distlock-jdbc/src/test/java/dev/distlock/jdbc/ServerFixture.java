@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 
 /**
@@ -75,6 +76,11 @@ record ServerFixture(String id, String label, String setup, String url, Server s
     public Optional<HolderCommand> holder() {
         return Optional.of(new HolderCommand(HolderProcess.class, List.of(url, JdbcLockConfig.defaults()
                 .tableName())));
+    }
+
+    @Override
+    public Optional<RawCycle> rawCycle() {
+        return Optional.of(new JdbcRawCycle(this));
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import com.spotify.folsom.MemcacheClient;
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 import dev.distlock.test.support.StoreFixtures;
 
@@ -99,6 +100,11 @@ public final class MemcachedFixtures implements StoreFixture.Provider {
         @Override
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(MemcachedHolderProcess.class, List.of(server.address(), KEY_PREFIX)));
+        }
+
+        @Override
+        public Optional<RawCycle> rawCycle() {
+            return Optional.of(new MemcachedRawCycle(server.address()));
         }
 
         @Override

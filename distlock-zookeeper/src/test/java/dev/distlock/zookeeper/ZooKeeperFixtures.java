@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.distlock.spi.LockStore;
+import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -102,6 +103,11 @@ public final class ZooKeeperFixtures implements StoreFixture.Provider {
         public Optional<HolderCommand> holder() {
             return Optional.of(new HolderCommand(ZooKeeperHolderProcess.class,
                     List.of(server.getConnectString(), BASE_PATH)));
+        }
+
+        @Override
+        public Optional<RawCycle> rawCycle() {
+            return Optional.of(new ZooKeeperRawCycle(server.getConnectString()));
         }
 
         @Override

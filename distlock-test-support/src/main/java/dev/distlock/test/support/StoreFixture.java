@@ -96,6 +96,16 @@ public interface StoreFixture extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * @return the store's minimal lock cycle on its own client library, without distlock, on this fixture's server
+     *         (the benchmarks' workload R); empty for a set-up that adds nothing to its store's (replicas, a
+     *         quorum). Every store's main fixture offers one: the benchmarks' {@code StoreWorkloadsStartTests}
+     *         expects it
+     */
+    default Optional<RawCycle> rawCycle() {
+        return Optional.empty();
+    }
+
     /** Stops every server and process the fixture started. */
     @Override
     void close();

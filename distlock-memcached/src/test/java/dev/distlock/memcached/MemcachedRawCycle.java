@@ -1,10 +1,11 @@
-package dev.distlock.benchmarks;
+package dev.distlock.memcached;
 
 import java.util.UUID;
 
 import com.spotify.folsom.AsciiMemcacheClient;
 import com.spotify.folsom.MemcacheClientBuilder;
 import com.spotify.folsom.MemcacheStatus;
+import dev.distlock.test.support.RawCycle;
 
 /**
  * Memcached's raw cycle: {@code add} (stored only where the key is absent) to take, {@code delete} to give back, a

@@ -1,16 +1,17 @@
-package dev.distlock.benchmarks;
+package dev.distlock.test.support;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A store's minimal lock cycle without distlock (workload R), on the client library its store module uses: the
- * yardstick of workload S. An uncontended cycle is {@link Node#acquire} + {@link Held#release} of a new name; the hot
+ * A store's minimal lock cycle without distlock, on the client library its store module uses: the yardstick that
+ * the benchmarks' workload R measures beside workload S (distlock on the store), so that distlock's figure per store
+ * is its ratio to what the store itself can do. A store's fixture offers it ({@link StoreFixture#rawCycle()}). An uncontended cycle is {@link Node#acquire} + {@link Held#release} of a new name; the hot
  * key is the same calls on one name from several nodes, where a waiter waits as the store's textbook recipe does
  * (polls with {@link #backOff()}, or a watch where the store has one).
  */
-interface RawCycle extends AutoCloseable {
+public interface RawCycle extends AutoCloseable {
 
     /** The lease every raw lock is taken with: longer than any measurement, as no raw lock is renewed. */
     long LEASE_MILLIS = 120_000;

@@ -1,11 +1,10 @@
-package dev.distlock.benchmarks;
+package dev.distlock.zookeeper;
 
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
-import dev.distlock.zookeeper.ZooKeeperLockConfig;
-import dev.distlock.zookeeper.ZooKeeperLockStore;
+import dev.distlock.test.support.RawCycle;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;

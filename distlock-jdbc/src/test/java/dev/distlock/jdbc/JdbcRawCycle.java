@@ -1,4 +1,4 @@
-package dev.distlock.benchmarks;
+package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,6 +11,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 
 /**

@@ -1,11 +1,10 @@
-package dev.distlock.benchmarks;
+package dev.distlock.etcd;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 
-import dev.distlock.etcd.EtcdLockConfig;
-import dev.distlock.etcd.EtcdLockStore;
+import dev.distlock.test.support.RawCycle;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
