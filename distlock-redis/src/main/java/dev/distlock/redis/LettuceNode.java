@@ -31,6 +31,8 @@ final class LettuceNode implements RedisNode {
 
     private static final Pattern ONLINE_REPLICA = Pattern.compile("(?m)^slave\\d+:.*state=online");
 
+    private static final Pattern SECOND_REPL_OFFSET = Pattern.compile("(?m)^second_repl_offset:(-?\\d+)");
+
     private final RedisClusterAsyncCommands<byte[], byte[]> redis;
 
     private final String name;
@@ -151,7 +153,7 @@ final class LettuceNode implements RedisNode {
         return watch.watch(redis.info("replication").toCompletableFuture()).handle((info, error) -> {
             if (error == null) {
                 int online = onlineReplicas(info);
-                replicaLog.observed(name, online);
+                replicaLog.observed(name, online, promoted(info));
                 return online;
             }
             if (RedisErrors.hasMessage(error, "NOPERM")) {
@@ -179,6 +181,16 @@ final class LettuceNode implements RedisNode {
             count++;
         }
         return count;
+    }
+
+    /**
+     * @param info the reply to {@code INFO replication}
+     * @return whether the master took over from another (a failover, or {@code REPLICAOF NO ONE}): it keeps the
+     *         replication history it had as a replica, {@code second_repl_offset} other than -1
+     */
+    static boolean promoted(String info) {
+        Matcher offset = SECOND_REPL_OFFSET.matcher(info);
+        return offset.find() && !"-1".equals(offset.group(1));
     }
 
     @Override

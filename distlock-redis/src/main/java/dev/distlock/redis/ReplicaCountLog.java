@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
  * replica online lists none (all disconnected, or resyncing to a master promoted by a failover: exactly when a
  * second failover would lose unacknowledged locks), and when it waits again. One per store, shared by its
  * connections, so that each master's change is logged once: a WARN when its replicas are gone, an INFO when one is
- * back. A master that never had a replica online is not reported: that is a plain single Redis. And, once per store,
- * when the client cannot wait for replicas at all.
+ * back. A master promoted from a replica counts as one that had a replica, also when first seen: on Cluster a
+ * failover's new master is a new address. A master that never had a replica online and was never one is not
+ * reported: that is a plain single Redis. And, once per store, when the client cannot wait for replicas at all.
  */
 final class ReplicaCountLog {
 
@@ -59,21 +60,22 @@ final class ReplicaCountLog {
     /**
      * @param master how log messages name the master
      * @param online the replicas it lists as online now
+     * @param promoted whether it was promoted from a replica ({@code INFO replication}'s {@code second_repl_offset})
      */
-    void observed(String master, int online) {
+    void observed(String master, int online, boolean promoted) {
         Seen[] before = new Seen[1];
         Seen now = masters.compute(master, (name, last) -> {
             before[0] = last;
             if (online > 0) {
                 return Seen.ONLINE;
             }
-            return last == null || last == Seen.NEVER ? Seen.NEVER : Seen.GONE;
+            return (last == null || last == Seen.NEVER) && !promoted ? Seen.NEVER : Seen.GONE;
         });
-        if (now == Seen.GONE && before[0] == Seen.ONLINE) {
-            log.warn("{} lists no replica online, after it had one: distlock.replication.min-replicas=auto now "
-                    + "waits for no acknowledgement, so a lock written now is lost if this master fails before a "
-                    + "replica synced it (replicas disconnected, or resyncing after a failover); a number instead of "
-                    + "auto makes such writes fail instead", master);
+        if (now == Seen.GONE && before[0] != Seen.GONE) {
+            log.warn("{} lists no replica online, after it had one or was promoted from a replica: distlock."
+                    + "replication.min-replicas=auto now waits for no acknowledgement, so a lock written now is lost "
+                    + "if this master fails before a replica synced it (replicas disconnected, or resyncing after a "
+                    + "failover); a number instead of auto makes such writes fail instead", master);
         }
         else if (now == Seen.ONLINE && before[0] == Seen.GONE) {
             log.info("{} lists {} replica(s) online again: distlock.replication.min-replicas=auto waits for one "

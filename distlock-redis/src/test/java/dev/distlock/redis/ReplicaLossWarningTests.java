@@ -76,6 +76,41 @@ class ReplicaLossWarningTests {
         kept.unlock();
     }
 
+    /**
+     * A failover's new master with no replica online yet (on Cluster a new address, never seen with replicas) is
+     * reported at once: it was a replica, so its set had replicas and a second failover would lose what it holds.
+     */
+    @Test
+    void aPromotedMasterWithoutReplicasIsReportedWhenFirstSeen() {
+        logged.start();
+        redisLog.addAppender(logged);
+        RedisServerProcess old = redisServers.start();
+        RedisServerProcess promoted = redisServers.start("--replicaof", old.host(), String.valueOf(old.port()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> online(old));
+        promoted.call("REPLICAOF", "NO", "ONE"); // as a failover does; its old master is no replica of it
+        StoreLockService node = nodes.node(nodes.factory(promoted), LockConfig.defaults()
+                .withWaitTime(Duration.ZERO), LockNodes.redisConfig("promoted"), LockListener.NONE);
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                .until(() -> lockOnce(node) && !warnings().isEmpty());
+        assertThat(warnings()).singleElement().satisfies(warn -> assertThat(warn.getFormattedMessage())
+                .contains("promoted from a replica"));
+    }
+
+    /** A master that never had a replica and never was one is a plain single Redis: nothing to report. */
+    @Test
+    void aSingleRedisIsNotReported() {
+        logged.start();
+        redisLog.addAppender(logged);
+        RedisServerProcess single = redisServers.start();
+        StoreLockService node = nodes.node(nodes.factory(single), LockConfig.defaults()
+                .withWaitTime(Duration.ZERO), LockNodes.redisConfig("single"), LockListener.NONE);
+        for (int i = 0; i < 5; i++) {
+            lockOnce(node);
+        }
+        assertThat(LettuceNode.promoted(String.valueOf(single.call("INFO", "replication")))).isFalse();
+        assertThat(warnings()).isEmpty();
+    }
+
     /** Takes and releases a lock once; a refusal or a failed acknowledgement meanwhile is no concern here. */
     private static boolean lockOnce(StoreLockService node) {
         try {
