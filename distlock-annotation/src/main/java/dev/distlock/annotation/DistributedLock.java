@@ -95,8 +95,8 @@ public @interface DistributedLock {
      * How many callers may hold the name at once (a semaphore with leases): 1 (default) is a lock. Each holder has
      * its own lease and fencing token; a crashed holder's permit is free again within its lease. Every caller of a
      * name must use the same number. Below 1, or above 1 with type {@code READ} or {@code WRITE}, fails start-up.
-     * Needs a store with permits: every store has them (Redis standalone, Sentinel and Cluster, JDBC, ZooKeeper,
-     * etcd) but the quorum stores, Redlock among them, on which a method with permits fails start-up.
+     * Needs a store with permits: Redis (standalone, Sentinel and Cluster), JDBC, ZooKeeper and etcd have them;
+     * Memcached and the quorum stores, Redlock among them, have none, and there a method with permits fails start-up.
      *
      * @return the number of permits
      */

@@ -8,9 +8,11 @@ import dev.distlock.InvalidPropertyException;
  * {@code distlock.replication.min-replicas}: how many replicas must acknowledge a lock write ({@code WAIT}) before
  * an acquire returns, and a renewal counts.
  * <ul>
- * <li>{@link #AUTO} (the default): one whenever the master serving the lock has a replica online (Sentinel, Cluster,
- * any replicated master), none when it has none. The replicas are read from {@code INFO replication} once per node
- * and connection, then refreshed in the background, so a master without a replica costs no {@code WAIT} at all.</li>
+ * <li>{@link #AUTO} (the default): one whenever the master serving the lock has a replica online (a standalone
+ * master, each Cluster master), none when it has none. The replicas are read from {@code INFO replication} once per
+ * node and connection, then refreshed in the background, so a master without a replica costs no {@code WAIT} at all.
+ * Behind Sentinel the master is not asked and always counts one replica ({@code LettuceNode}), so {@code auto} waits
+ * for one there.</li>
  * <li>A number: exactly that many, whatever the master reports; {@code 0} turns acknowledgement off.</li>
  * </ul>
  *
@@ -19,7 +21,7 @@ import dev.distlock.InvalidPropertyException;
  */
 public record MinReplicas(boolean auto, int count) {
 
-    /** One replica whenever the master has one online, none otherwise. */
+    /** One replica whenever the master has one online (behind Sentinel: always), none otherwise. */
     public static final MinReplicas AUTO = new MinReplicas(true, 1);
 
     /** No acknowledgement. */

@@ -8,8 +8,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
  * Fails application start-up when a {@code @DistributedLock} method asks for permits but the lock store has none
- * (the quorum stores, Redlock among them): otherwise every call of that method would throw, starting with the first
- * one in production.
+ * (Memcached, and the quorum stores, Redlock among them): otherwise every call of that method would throw, starting
+ * with the first one in production.
  */
 final class PermitsSupportVerifier implements SmartInitializingSingleton {
 
@@ -30,8 +30,8 @@ final class PermitsSupportVerifier implements SmartInitializingSingleton {
                 throw new LockStoreSelectionException(method + " needs a lock store with permits, but " + store
                         + " has none. Use permits with a Redis (standalone, Sentinel or Cluster), JDBC, ZooKeeper "
                         + "or etcd store, or lock the method without permits.", "Remove permits from the "
-                        + "annotation (a plain lock), or use a lock store with permits (not a quorum store such as "
-                        + "Redlock).");
+                        + "annotation (a plain lock), or use a lock store with permits (not Memcached, nor a quorum "
+                        + "store such as Redlock).");
             }
         });
     }

@@ -156,10 +156,12 @@ class ConfigurationReferenceTests {
               advice's `LOWEST_PRECEDENCE`, so that the lock wraps the transaction; ordering it inside logs a warning.
             - `distlock.store`: unset, the only store on the class path is used; with several, start-up fails asking
               for it.
-            - `distlock.replication.min-replicas`: `auto` reads `INFO replication` once per lock connection (refreshed
-              every 5 s in the background), so a master without replica costs no `WAIT` and no extra round trip. It
-              needs Lettuce: on Jedis `auto` waits for none (with a WARN at start-up) and a number above 0 fails
-              start-up. See [Redis](../how-to/redis.md#acl-users) for the ACL commands it needs.
+            - `distlock.replication.min-replicas`: off Sentinel, `auto` reads `INFO replication` once per master and
+              lock connection (asked again in the background when the answer is over 5 s old), so a master without
+              replica costs no `WAIT` and no extra round trip; behind Sentinel it asks nothing and always waits for one
+              replica ([Sentinel](../how-to/sentinel-cluster-redlock.md)). It needs Lettuce: on Jedis `auto` waits for
+              none (with a WARN at start-up) and a number above 0 fails start-up. See
+              [Redis](../how-to/redis.md#acl-users) for the ACL commands it needs.
             - `distlock.zookeeper.*`, `distlock.etcd.*`: used when the application has no `CuratorFramework` bean (no
               jetcd `Client` bean); a `ZooKeeperConnectionDetails` (`EtcdConnectionDetails`) bean takes the place of the
               connect string (endpoints and credentials). The etcd password is never logged.
