@@ -67,8 +67,8 @@ public record LockConfig(Duration waitTime, Duration leaseTime, OnLeaseLost onLe
             throw new InvalidPropertyException("distlock.local-hand-off.max-time", "must not be negative: "
                     + millis(localHandOffMaxTime));
         }
-        if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()) {
-            throw new InvalidPropertyException("distlock.command-timeout", "must be positive: "
+        if (commandTimeout == null || commandTimeout.toMillis() < 1) { // stores count it in ms
+            throw new InvalidPropertyException("distlock.command-timeout", "must be at least 1 ms: "
                     + millis(commandTimeout));
         }
         if (instanceId == null || instanceId.isBlank() || instanceId.chars().anyMatch(Character::isISOControl)) {

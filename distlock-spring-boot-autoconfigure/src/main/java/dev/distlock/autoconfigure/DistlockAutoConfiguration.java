@@ -53,13 +53,6 @@ public class DistlockAutoConfiguration {
     }
 
     /**
-     * Lets locked work finish before the lock service releases what is held at shutdown.
-     *
-     * @param lockService the lock service
-     * @param environment where {@code spring.lifecycle.timeout-per-shutdown-phase} is read
-     * @return the lifecycle
-     */
-    /**
      * @param lockService the lock service
      * @param properties where {@code distlock.leader.groups} is read
      * @param events where the leadership events go
@@ -72,6 +65,13 @@ public class DistlockAutoConfiguration {
         return new LeadershipCampaigns(lockService, properties.leader().groups(), events);
     }
 
+    /**
+     * Lets locked work finish before the lock service releases what is held at shutdown.
+     *
+     * @param lockService the lock service
+     * @param environment where {@code spring.lifecycle.timeout-per-shutdown-phase} is read
+     * @return the lifecycle
+     */
     @Bean
     @ConditionalOnSingleCandidate(StoreLockService.class)
     DistlockLifecycle distlockLifecycle(StoreLockService lockService, Environment environment) {

@@ -78,10 +78,6 @@ public record DistlockProperties(
         if (keyPrefix == null || keyPrefix.isBlank()) {
             throw new InvalidPropertyException("distlock.key-prefix", "must not be blank");
         }
-        if (commandTimeout == null || commandTimeout.toMillis() < 1) {
-            throw new InvalidPropertyException("distlock.command-timeout", "must be at least 1 ms: "
-                    + (commandTimeout == null ? "none" : LockException.millis(commandTimeout)));
-        }
     }
 
     /** @return the engine settings these properties describe, with the default instance id when none is set */
