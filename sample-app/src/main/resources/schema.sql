@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS demo_instance (
     last_seen    BIGINT       NOT NULL,
     stopped_at   BIGINT
 );
+-- Whether the instance leads the order consumer's group (a data directory from before has no such column).
+ALTER TABLE demo_instance ADD COLUMN IF NOT EXISTS leads BOOLEAN DEFAULT FALSE NOT NULL;
 
 -- One row per call of a locked method body (a hold) or per lock wait that gave up (acquired_at NULL).
 CREATE TABLE IF NOT EXISTS demo_lock_hold (

@@ -51,12 +51,28 @@
     const live = instances.filter(i => i.live);
     live.forEach(i => colorOf(i.id));
     instances.forEach(i => colorOf(i.id));
+    // The leader of the order consumer's group (distlock.leader.groups) runs the leader-only job.
     $('instances').replaceChildren(...live.map(i => h('span',
-        { class: 'chip' + (i.lockEnabled ? '' : ' off'), 'data-instance': i.id },
+        { class: 'chip' + (i.lockEnabled ? '' : ' off') + (i.leads ? ' leader' : ''), 'data-instance': i.id,
+          title: i.leads ? 'leads the order-consumer group: the only instance that consumes the order queue' : '' },
         h('span', { class: 'dot', style: `background:${colorOf(i.id)}` }),
         `${i.label}${i.baseUrl.endsWith(':' + location.port) ? ' (this page)' : ''}`
+        + (i.leads ? ' · leader' : '')
         + (i.lockEnabled ? '' : ' · distlock.enabled=false'))));
     $('instances').setAttribute('data-live', live.length);
+  }
+
+  /** The lock store's health as this instance sees it: DOWN while the store does not answer (fail closed). */
+  async function refreshStoreHealth() {
+    let status = 'unknown';
+    try {
+      const response = await fetch('/actuator/health/distlock', { headers: { Accept: 'application/json' } });
+      status = (await response.json()).status || status;
+    } catch (e) {
+      // no health contributor (distlock.enabled=false) or this instance is stopping
+    }
+    $('store-health').textContent = status;
+    $('store-health').className = 'health ' + status.toLowerCase();
   }
 
   // --- Timelines ------------------------------------------------------------------------------------------------
@@ -373,6 +389,8 @@
   refreshInstances().then(() => { refreshIdleTimeline(); refreshCharts(); });
   refreshProducts();
   setInterval(refreshInstances, 2000);
+  refreshStoreHealth();
+  setInterval(refreshStoreHealth, 2000);
   setInterval(refreshIdleTimeline, 1000);
   setInterval(refreshCharts, 1000);
   setInterval(refreshProducts, 3000);

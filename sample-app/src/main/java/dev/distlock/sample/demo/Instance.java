@@ -11,8 +11,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param lockEnabled whether it runs with {@code distlock.enabled=true}
  * @param startedAt when it registered, microseconds since the epoch
  * @param live whether it sent a heartbeat recently and has not stopped
+ * @param leads whether it leads the order consumer's group ({@code sample.order-consumer.group}), as it last said
  */
-public record Instance(String id, String baseUrl, long pid, boolean lockEnabled, long startedAt, boolean live) {
+public record Instance(String id, String baseUrl, long pid, boolean lockEnabled, long startedAt, boolean live,
+        boolean leads) {
 
     /** @return a short name for a lane or a legend: the port, e.g. {@code :8081} (also in the JSON) */
     @JsonProperty("label")

@@ -5,6 +5,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
+import dev.distlock.leader.LeadershipGrantedEvent;
+import dev.distlock.leader.LeadershipRevokedEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +27,8 @@ import org.springframework.stereotype.Component;
  * The base URL is always a loopback address ({@code http://127.0.0.1:<port>}): the demo's instances run on one
  * machine, and the flash sale only ever sends load to loopback. An instance that stops marks itself stopped; one
  * killed counts as gone when its heartbeat is older than {@link #LIVE_FOR}. Rows stay for the history's length so
- * that old timeline lanes keep their names.
+ * that old timeline lanes keep their names. Each row also says whether its instance leads the order consumer's group
+ * ({@code sample.order-consumer.group}), as the leadership events tell it, so that the page can mark the leader.
  */
 @Component
 public class InstanceRegistry {
@@ -45,6 +48,11 @@ public class InstanceRegistry {
 
     private volatile String baseUrl;
 
+    private final String leaderGroup;
+
+    /** Whether this instance leads {@link #leaderGroup}: written with the row, and again at every heartbeat. */
+    private volatile boolean leads;
+
     /**
      * @param jdbc the shared database
      * @param environment to tell whether distlock is enabled, and the history's length
@@ -54,6 +62,25 @@ public class InstanceRegistry {
         this.jdbc = jdbc;
         this.lockEnabled = environment.getProperty("distlock.enabled", Boolean.class, true);
         this.history = environment.getProperty("sample.demo.history", Duration.class, Duration.ofMinutes(10));
+        this.leaderGroup = environment.getProperty("sample.order-consumer.group", "order-consumer");
+    }
+
+    /** @param event this instance leads a group: the page marks it when it is the order consumer's */
+    @EventListener
+    public void granted(LeadershipGrantedEvent event) {
+        if (leaderGroup.equals(event.group())) {
+            leads = true;
+            heartbeat();
+        }
+    }
+
+    /** @param event this instance no longer leads a group */
+    @EventListener
+    public void revoked(LeadershipRevokedEvent event) {
+        if (leaderGroup.equals(event.group())) {
+            leads = false;
+            heartbeat();
+        }
     }
 
     /** @return this instance's id, also before it registered */
@@ -73,30 +100,33 @@ public class InstanceRegistry {
      * @param event the web server's start
      */
     @EventListener
-    public void register(WebServerInitializedEvent event) {
+    public synchronized void register(WebServerInitializedEvent event) {
         if (event.getApplicationContext().getServerNamespace() != null) {
             return;
         }
         baseUrl = "http://127.0.0.1:" + event.getWebServer().getPort();
         long now = Micros.now();
-        jdbc.sql("INSERT INTO demo_instance (id, base_url, pid, lock_enabled, started_at, last_seen) "
-                + "VALUES (:id, :url, :pid, :lock, :now, :now)")
+        jdbc.sql("INSERT INTO demo_instance (id, base_url, pid, lock_enabled, started_at, last_seen, leads) "
+                + "VALUES (:id, :url, :pid, :lock, :now, :now, :leads)")
                 .param("id", id).param("url", baseUrl).param("pid", ProcessHandle.current().pid())
-                .param("lock", lockEnabled).param("now", now)
+                .param("lock", lockEnabled).param("now", now).param("leads", leads)
                 .update();
         log.info("Registered as sample instance {} at {} (distlock.enabled={})", id, baseUrl, lockEnabled);
     }
 
-    /** Tells the other instances that this one is still there, and forgets instances older than the history. */
+    /**
+     * Tells the other instances that this one is still there (and whether it leads), and forgets instances older
+     * than the history.
+     */
     @Scheduled(fixedDelay = 2000, initialDelay = 2000)
-    public void heartbeat() {
+    public synchronized void heartbeat() {
         if (baseUrl == null) {
             return;
         }
         try {
             long now = Micros.now();
-            jdbc.sql("UPDATE demo_instance SET last_seen = :now WHERE id = :id").param("now", now).param("id", id)
-                    .update();
+            jdbc.sql("UPDATE demo_instance SET last_seen = :now, leads = :leads WHERE id = :id").param("now", now)
+                    .param("leads", leads).param("id", id).update();
             jdbc.sql("DELETE FROM demo_instance WHERE last_seen < :before")
                     .param("before", now - history.toNanos() / 1_000).update();
         }
@@ -130,7 +160,8 @@ public class InstanceRegistry {
     public List<Instance> all() {
         long liveSince = Micros.now() - LIVE_FOR.toNanos() / 1_000;
         return jdbc.sql("SELECT id, base_url, pid, lock_enabled, started_at, "
-                + "(stopped_at IS NULL AND last_seen >= :since) AS live FROM demo_instance ORDER BY started_at, id")
+                + "(stopped_at IS NULL AND last_seen >= :since) AS live, leads FROM demo_instance "
+                + "ORDER BY started_at, id")
                 .param("since", liveSince)
                 .query(Instance.class)
                 .list();

@@ -149,7 +149,7 @@ public class MetricSampler {
         Map<String, Instance> known = instances.all().stream()
                 .collect(Collectors.toMap(Instance::id, Function.identity()));
         List<Instance> shown = byInstance.keySet().stream()
-                .map(id -> known.getOrDefault(id, new Instance(id, id, 0, true, 0, false)))
+                .map(id -> known.getOrDefault(id, new Instance(id, id, 0, true, 0, false, false)))
                 .sorted((a, b) -> Long.compare(a.startedAt(), b.startedAt()))
                 .toList();
         return new MetricSeries(shown, times, p50, p99, rate, total(rate.values(), points));

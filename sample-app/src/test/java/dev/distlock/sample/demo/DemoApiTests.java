@@ -62,6 +62,14 @@ class DemoApiTests {
                 .allMatch(i -> i.label().startsWith(":"));
     }
 
+    /** distlock.leader.groups: exactly one live instance leads the order consumer's group, and says so. */
+    @Test
+    void exactlyOneLiveInstanceLeadsTheOrderConsumer() {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                List.of(get(first, "/api/demo/instances", Instance[].class))).filteredOn(Instance::live)
+                .filteredOn(Instance::leads).hasSize(1));
+    }
+
     @Test
     void thePageCanNameTheLockStore() {
         StoreInfo store = get(first, "/api/demo/store", StoreInfo.class);

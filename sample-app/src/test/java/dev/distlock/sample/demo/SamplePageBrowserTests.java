@@ -116,6 +116,9 @@ class SamplePageBrowserTests {
         Set<String> instanceIds = browser.findElements(By.cssSelector("#instances .chip")).stream()
                 .map(chip -> chip.getDomAttribute("data-instance")).collect(Collectors.toSet());
         assertThat(instanceIds).hasSize(INSTANCES);
+        // One of them leads the order consumer's group and is marked; the store is healthy.
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#instances .chip.leader"), 1));
+        wait.until(ExpectedConditions.textToBe(By.id("store-health"), "UP"));
 
         WebElement buyersField = browser.findElement(By.id("buyers"));
         buyersField.clear();
