@@ -119,6 +119,29 @@
     return (micros / 1000).toFixed(abs % 1000 === 0 ? 0 : 1) + ' ms';
   }
 
+  /**
+   * How many trailing digits tell apart the fencing tokens of the holds in view: every token between the smallest
+   * and the largest shares their common leading digits, so the rest keep the tokens' order (the last four alone
+   * would not: clock tokens in µs wrap them every 10 ms).
+   */
+  function distinctDigits(lanes, v0, v1) {
+    const tokens = lanes.flatMap(l => l.holds).filter(h => h.e.fencingToken && h.end >= v0 && h.start <= v1)
+        .map(h => String(h.e.fencingToken));
+    if (tokens.length === 0) {
+      return Infinity;
+    }
+    const lo = tokens.reduce((a, b) => (a.length < b.length || (a.length === b.length && a < b) ? a : b));
+    const hi = tokens.reduce((a, b) => (a.length > b.length || (a.length === b.length && a > b) ? a : b));
+    if (lo.length !== hi.length) {
+      return hi.length;
+    }
+    let shared = 0;
+    while (shared < lo.length && lo[shared] === hi[shared]) {
+      shared++;
+    }
+    return Math.max(4, lo.length - shared);
+  }
+
   class LockTimeline {
     /**
      * @param container the element to draw into (emptied)
@@ -268,6 +291,7 @@
       el('rect', { x: LABEL_W, y: top, width: g.plotW, height: lanesH }, clip);
       const ticksG = el('g', {}, d);
       const bars = el('g', { 'clip-path': `url(#${clipId})` }, d);
+      const digits = distinctDigits(lanes, v0, v1);
       for (const lane of lanes) {
         const color = this.colorOf(lane.id);
         el('circle', { cx: 9, cy: y + TOKEN_ROW + 10, r: 5, fill: color }, d);
@@ -296,7 +320,7 @@
               + `\nfencing token ${h.e.fencingToken || 'none (no lock held)'}`
               + `\nwaited ${ms(h.start - h.e.requestedAt)}, held ${ms(h.end - h.start)}`
               + (h.e.overlap ? '\nOVERLAPS another holder' : '');
-          this.label(bars, h, bx, bw, by, x(v0), labels);
+          this.label(bars, h, bx, bw, by, x(v0), labels, digits);
         }
         const waitTop = y + TOKEN_ROW + lane.holdRows * (HOLD_H + HOLD_GAP) + 2;
         for (const w of lane.waits) {
@@ -329,17 +353,18 @@
     }
 
     /**
-     * The fencing token on its bar: all of it when it fits, else its last four digits; above the bar when even
-     * those do not fit (first row only, where there is room, without covering the previous label). A hold without
-     * a lock says so instead.
+     * The fencing token on its bar: all of it when it fits, else its last `digits` (at least those that differ between
+     * the tokens in view, so that the short labels read in the tokens' order); above the bar when even those do not
+     * fit (first row only, where there is room, without covering the previous label). A hold without a lock says so
+     * instead.
      */
-    label(parent, h, bx, bw, by, leftEdge, placed) {
+    label(parent, h, bx, bw, by, leftEdge, placed, digits) {
       const charW = 6.2;
       // The visible part of a bar cut by the left edge.
       const left = Math.max(bx, leftEdge);
       const room = bx + bw - left;
       const full = h.e.fencingToken ? String(h.e.fencingToken) : 'no lock';
-      const short = h.e.fencingToken ? '…' + full.slice(-4) : null;
+      const short = h.e.fencingToken && digits < full.length ? '…' + full.slice(-digits) : null;
       const inside = [full, short].find(t => t && room >= t.length * charW + 6);
       if (inside) {
         el('text', { x: left + room / 2, y: by + 14, class: 'token', 'text-anchor': 'middle' }, parent)

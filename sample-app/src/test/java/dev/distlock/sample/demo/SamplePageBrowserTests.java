@@ -146,8 +146,9 @@ class SamplePageBrowserTests {
             assertThat(byStart.get(i).start()).as("no two holders at once: %s after %s", byStart.get(i),
                     byStart.get(i - 1)).isGreaterThanOrEqualTo(byStart.get(i - 1).end());
         }
-        assertThat(browser.findElements(By.cssSelector("#timeline-locked g.detail text.token")))
-                .as("the close-up labels holds with their fencing tokens").isNotEmpty();
+        List<WebElement> tokenLabels = browser.findElements(By.cssSelector("#timeline-locked g.detail text.token"));
+        assertThat(tokenLabels).as("the close-up labels holds with their fencing tokens").isNotEmpty();
+        assertThat(labelledTokens(tokenLabels)).as("the labels read in the tokens' order, left to right").isSorted();
 
         WebElement unlocked = browser.findElement(By.id("result-unlocked"));
         List<Bar> unlockedBars = holds("timeline-unlocked");
@@ -159,6 +160,18 @@ class SamplePageBrowserTests {
         Path screenshot = screenshot();
         log.info("Sample page browser test: {} ms from page load to checked; screenshot {}",
                 Duration.ofNanos(System.nanoTime() - start).toMillis(), screenshot.toAbsolutePath());
+    }
+
+    /**
+     * @return the tokens the labels show, in the labels' order from left to right: a short label's trailing digits,
+     *         a full token's as many trailing digits (the tokens in view share the rest)
+     */
+    private static List<Long> labelledTokens(List<WebElement> labels) {
+        int digits = labels.stream().map(WebElement::getText).filter(text -> text.startsWith("…"))
+                .mapToInt(text -> text.length() - 1).max().orElse(Integer.MAX_VALUE);
+        return labels.stream().sorted(Comparator.comparingDouble(label -> Double.parseDouble(label.getDomAttribute("x"))))
+                .map(label -> label.getText().replace("…", ""))
+                .map(text -> Long.parseLong(text.substring(Math.max(0, text.length() - digits)))).toList();
     }
 
     private static String field(WebElement card, String name) {
