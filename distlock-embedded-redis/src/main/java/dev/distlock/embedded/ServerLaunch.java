@@ -9,6 +9,7 @@ import java.util.Map;
 /**
  * The {@code redis-server} command line of one run, and the process it starts. The defaults come first and the
  * caller's arguments last, because {@code redis-server} lets a later argument win: a test can override any default.
+ * The server runs in a session of its own ({@link OwnSession}), out of reach of a terminal's Ctrl-C.
  */
 final class ServerLaunch {
 
@@ -41,7 +42,7 @@ final class ServerLaunch {
             command.addAll(List.of("--save", "", "--appendonly", "no"));
         }
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(OwnSession.command(command)).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.logFile()));
         builder.environment().putAll(environment);
         try {

@@ -5,11 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.embedded.RedisServerProcess;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,12 +20,16 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample as a developer starts and stops it: its own JVM, its own embedded Redis (started by the sample's
- * launcher on a free port), stopped with SIGTERM as {@code kill} or an IDE does. The start-up log says where the page
- * is and which store it uses; the stop is clean: the embedded Redis stops only after distlock has released what it
- * held (no unconfirmed release, no client reconnecting to a Redis that is gone), and the JVM exits with 0, so that
- * {@code ./mvnw spring-boot:run} does not end in BUILD FAILURE.
+ * launcher on a free port), stopped with SIGTERM as {@code kill} or an IDE does, or with Ctrl-C in its terminal
+ * (SIGINT to the whole foreground process group, the embedded Redis's too unless it runs in a session of its own).
+ * The start-up log says where the page is and which store it uses; the stop is clean: the embedded Redis stops only
+ * after distlock has released what it held (no unconfirmed release, no client reconnecting to a Redis that is gone),
+ * and the JVM exits with a code {@code ./mvnw spring-boot:run} accepts (0 for SIGTERM, 130 for Ctrl-C), so that it
+ * does not end in BUILD FAILURE.
  */
 class SampleLifecycleTests {
+
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
 
     @TempDir
     Path dir;
@@ -32,22 +38,9 @@ class SampleLifecycleTests {
     void startUpPrintsThePageAndSigtermReleasesLocksBeforeTheEmbeddedRedisStopsAndExitsWithZero() throws Exception {
         int redisPort = RedisServerProcess.freePort();
         Path log = dir.resolve("sample.log");
-        Process sample = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                SampleApplication.class.getName(), "--server.port=0", "--spring.main.banner-mode=off",
-                "--spring.data.redis.port=" + redisPort, "--sample.data-dir=" + dir, "--sample.daily-report.cron=-"))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process sample = start(List.of(), redisPort, log);
         try {
-            // Held at shutdown: the leadership of order-consumer (distlock.leader.groups), a lease in Redis.
-            try {
-                await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("leads 'order-consumer'")
-                        && read(log).contains("Sample page: http://localhost:") || !sample.isAlive());
-            }
-            catch (ConditionTimeoutException ex) {
-                throw new AssertionError("The sample did not start:\n" + read(log), ex);
-            }
-            assertThat(sample.isAlive()).as("started, in:%n%s", read(log)).isTrue();
-            String started = read(log);
+            String started = awaitStarted(sample, log);
             assertThat(started).contains("Started an embedded Redis on 127.0.0.1:" + redisPort)
                     .containsPattern("Sample page: http://localhost:\\d+/ \\(lock store: redis, RedisLockStore\\[");
 
@@ -55,20 +48,69 @@ class SampleLifecycleTests {
 
             assertThat(sample.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(sample.exitValue()).isZero();
-            String shutdown = read(log).substring(started.length());
-            assertThat(shutdown).contains("gives up the leadership of 'order-consumer'")
-                    .contains("Stopping the embedded Redis on 127.0.0.1:" + redisPort)
-                    .doesNotContain("not confirmed").doesNotContain("Cannot reconnect")
-                    // Nothing from distlock or the Redis client (H2's own exit hook may still race the demo's
-                    // timeline writer: not what this is about).
-                    .doesNotContainPattern("(?m)^\\S+\\s+(WARN|ERROR) .* (dev\\.distlock\\.(core|redis)|i\\.l\\.core|io\\.lettuce)");
-            assertThat(shutdown.indexOf("Stopping the embedded Redis"))
-                    .isGreaterThan(shutdown.indexOf("gives up the leadership"));
-            assertThat(RedisServerProcess.isListening(redisPort)).isFalse();
+            assertStoppedCleanly(read(log).substring(started.length()), redisPort);
         }
         finally {
             sample.destroyForcibly();
         }
+    }
+
+    @Test
+    void ctrlCInItsTerminalStopsTheEmbeddedRedisOnlyAfterTheLocksAreReleased() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(SETSID),
+                "SKIPPED: no /usr/bin/setsid to give the sample a process group of its own, as a terminal does");
+        int redisPort = RedisServerProcess.freePort();
+        Path log = dir.resolve("sample.log");
+        // A process group of its own (it leads it: its pid is the group's id), as a shell's foreground job has.
+        Process sample = start(List.of(SETSID.toString()), redisPort, log);
+        try {
+            String started = awaitStarted(sample, log);
+
+            int kill = new ProcessBuilder("kill", "-INT", "--", "-" + sample.pid()).inheritIO().start().waitFor();
+            assertThat(kill).as("kill -INT to the sample's process group").isZero();
+
+            assertThat(sample.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(sample.exitValue()).as("the JVM's exit on SIGINT, which spring-boot:run accepts").isEqualTo(130);
+            assertStoppedCleanly(read(log).substring(started.length()), redisPort);
+        }
+        finally {
+            sample.destroyForcibly();
+        }
+    }
+
+    private Process start(List<String> prefix, int redisPort, Path log) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                SampleApplication.class.getName(), "--server.port=0", "--spring.main.banner-mode=off",
+                "--spring.data.redis.port=" + redisPort, "--sample.data-dir=" + dir, "--sample.daily-report.cron=-"));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** @return the log once the sample has started and leads (it then holds a lease in Redis) */
+    private static String awaitStarted(Process sample, Path log) throws IOException {
+        // Held at shutdown: the leadership of order-consumer (distlock.leader.groups), a lease in Redis.
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("leads 'order-consumer'")
+                    && read(log).contains("Sample page: http://localhost:") || !sample.isAlive());
+        }
+        catch (ConditionTimeoutException ex) {
+            throw new AssertionError("The sample did not start:\n" + read(log), ex);
+        }
+        assertThat(sample.isAlive()).as("started, in:%n%s", read(log)).isTrue();
+        return read(log);
+    }
+
+    private static void assertStoppedCleanly(String shutdown, int redisPort) {
+        assertThat(shutdown).contains("gives up the leadership of 'order-consumer'")
+                .contains("Stopping the embedded Redis on 127.0.0.1:" + redisPort)
+                .doesNotContain("not confirmed").doesNotContain("Cannot reconnect")
+                // Nothing from distlock or the Redis client (H2's own exit hook may still race the demo's
+                // timeline writer: not what this is about).
+                .doesNotContainPattern("(?m)^\\S+\\s+(WARN|ERROR) .* (dev\\.distlock\\.(core|redis)|i\\.l\\.core|io\\.lettuce)");
+        assertThat(shutdown.indexOf("Stopping the embedded Redis"))
+                .isGreaterThan(shutdown.indexOf("gives up the leadership"));
+        assertThat(RedisServerProcess.isListening(redisPort)).isFalse();
     }
 
     private static String read(Path log) throws IOException {

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import dev.distlock.embedded.OwnSession;
 import dev.distlock.sample.EmbeddedServerLauncher;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -81,11 +82,12 @@ public class EmbeddedEtcdLauncher extends EmbeddedServerLauncher<Process> {
             Files.createDirectories(dataDir.getParent());
             int peerPort = freePort();
             String peer = "http://127.0.0.1:" + peerPort;
-            Process process = new ProcessBuilder(List.of(binary.toString(), "--name", "sample",
+            // A session of its own: Ctrl-C in the sample's terminal must not stop etcd before distlock released.
+            Process process = new ProcessBuilder(OwnSession.command(List.of(binary.toString(), "--name", "sample",
                     "--data-dir", dataDir.toString(), "--listen-client-urls", client,
                     "--advertise-client-urls", client, "--listen-peer-urls", peer,
                     "--initial-advertise-peer-urls", peer, "--initial-cluster", "sample=" + peer,
-                    "--log-level", "warn"))
+                    "--log-level", "warn")))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDir.resolveSibling("etcd.log").toFile()))
                     .start();
