@@ -33,8 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The etcd calls on lock keys that drive the line ({@link LineDriver}): a key is an entry, its create revision
  * orders the line and is the fencing token. A request puts its key on its lease and reads the line ahead of it in the
- * same transaction, one round trip when the lock is free (an exclusive request reads only the name's two oldest keys
- * there, and re-checks when its own is not the first); a re-check reads only what decides the key's standing:
+ * same transaction, one round trip when the lock is free; a re-check reads only what decides the key's standing:
  * <ol>
  * <li>the first key of the name: it holds, so its number of permits is the name's; a request of another number is
  * refused;</li>
@@ -93,14 +92,13 @@ final class KeyLine implements LineDriver<LockKey, ByteSequence> {
             // The value is the holder identity, for EtcdDescriptions.
             putAndRead.add(Op.put(key, ByteSequence.from(request.holder(), StandardCharsets.UTF_8),
                     PutOption.builder().withLeaseId(lockKey.leaseId).build()));
-            boolean exclusive = request.mode() instanceof LockMode.Exclusive;
-            putAndRead.addAll(exclusive ? List.of(oldestTwo(request)) : lineReads(request, IN_THE_PUT));
+            putAndRead.addAll(lineReads(request, IN_THE_PUT));
             return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                     .Then(putAndRead.toArray(Op[]::new))
                     .Else(Op.get(key, GetOption.DEFAULT)).commit()
                     .handle((response, error) -> {
                         if (error == null) {
-                            return queued(lockKey, response, exclusive);
+                            return queued(lockKey, response);
                         }
                         if (SessionLeases.notFound(error)) { // the lease ended before the put: queue on a new one
                             if (lockKey.session != null) {
@@ -113,8 +111,7 @@ final class KeyLine implements LineDriver<LockKey, ByteSequence> {
         });
     }
 
-    private CompletableFuture<List<LinePlace<ByteSequence>>> queued(LockKey key, TxnResponse response,
-            boolean oldestTwo) {
+    private CompletableFuture<List<LinePlace<ByteSequence>>> queued(LockKey key, TxnResponse response) {
         if (!response.isSucceeded()) { // the key was there already: a repeated send of this request's put
             List<KeyValue> existing = response.getGetResponses().get(0).getKvs();
             if (existing.isEmpty()) {
@@ -126,24 +123,7 @@ final class KeyLine implements LineDriver<LockKey, ByteSequence> {
         long revision = response.getHeader().getRevision(); // the transaction's: the key's create revision
         key.createRevision = revision;
         key.readRevision = revision;
-        if (oldestTwo && !oldest(key, response.getGetResponses().get(0))) {
-            return list(key); // someone is ahead: where exactly, the re-check's reads say
-        }
         return CompletableFuture.completedFuture(line(key, response.getGetResponses()));
-    }
-
-    /**
-     * An exclusive request's read in its put's transaction: the name's two oldest keys. Its own key first is the
-     * uncontended case, settled there (it holds whatever follows it); otherwise {@link #list} finds its place, a round
-     * trip more but on a contended name only. One range read where {@link #lineReads} has two: etcd applies a
-     * transaction's reads in its one apply loop, which every lock cycle of the cluster goes through.
-     */
-    private Op oldestTwo(LockRequest request) {
-        return Op.get(keys.lockPrefix(request.name()), oldestFirst().isPrefix(true).withLimit(2).build());
-    }
-
-    private static boolean oldest(LockKey key, GetResponse read) {
-        return !read.getKvs().isEmpty() && read.getKvs().get(0).getKey().equals(key.key);
     }
 
     /**
