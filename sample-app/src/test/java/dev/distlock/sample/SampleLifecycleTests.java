@@ -20,12 +20,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample as a developer starts and stops it: its own JVM, its own embedded Redis (started by the sample's
- * launcher on a free port), stopped with SIGTERM as {@code kill} or an IDE does, or with Ctrl-C in its terminal
- * (SIGINT to the whole foreground process group, the embedded Redis's too unless it runs in a session of its own).
- * The start-up log says where the page is and which store it uses; the stop is clean: the embedded Redis stops only
- * after distlock has released what it held (no unconfirmed release, no client reconnecting to a Redis that is gone),
- * and the JVM exits with a code {@code ./mvnw spring-boot:run} accepts (0 for SIGTERM, 130 for Ctrl-C), so that it
- * does not end in BUILD FAILURE.
+ * launcher on a free port), stopped with SIGTERM as {@code kill} or an IDE does, or by a signal to its whole process
+ * group, as Ctrl-C in its terminal sends one (SIGINT to the foreground group, the embedded Redis's too unless it runs
+ * in a session of its own). The start-up log says where the page is and which store it uses; the stop is clean: the
+ * embedded Redis stops only after distlock has released what it held (no unconfirmed release, no client
+ * reconnecting to a Redis that is gone), and the JVM exits with 0, so that {@code ./mvnw spring-boot:run} does not
+ * end in BUILD FAILURE.
  */
 class SampleLifecycleTests {
 
@@ -55,8 +55,13 @@ class SampleLifecycleTests {
         }
     }
 
+    /**
+     * Ctrl-C's reach: a signal to the sample's whole process group. SIGTERM stands in for Ctrl-C's SIGINT, which a
+     * job started in the background (as a CI run may be) inherits ignored, and the JVM then keeps ignoring; either
+     * way the group's other members, the embedded Redis among them unless it has a session of its own, get it too.
+     */
     @Test
-    void ctrlCInItsTerminalStopsTheEmbeddedRedisOnlyAfterTheLocksAreReleased() throws Exception {
+    void aSignalToItsWholeProcessGroupStopsTheEmbeddedRedisOnlyAfterTheLocksAreReleased() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(SETSID),
                 "SKIPPED: no /usr/bin/setsid to give the sample a process group of its own, as a terminal does");
         int redisPort = RedisServerProcess.freePort();
@@ -66,11 +71,11 @@ class SampleLifecycleTests {
         try {
             String started = awaitStarted(sample, log);
 
-            int kill = new ProcessBuilder("kill", "-INT", "--", "-" + sample.pid()).inheritIO().start().waitFor();
-            assertThat(kill).as("kill -INT to the sample's process group").isZero();
+            int kill = new ProcessBuilder("kill", "-TERM", "--", "-" + sample.pid()).inheritIO().start().waitFor();
+            assertThat(kill).as("kill -TERM to the sample's process group").isZero();
 
             assertThat(sample.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(sample.exitValue()).as("the JVM's exit on SIGINT, which spring-boot:run accepts").isEqualTo(130);
+            assertThat(sample.exitValue()).isZero();
             assertStoppedCleanly(read(log).substring(started.length()), redisPort);
         }
         finally {
