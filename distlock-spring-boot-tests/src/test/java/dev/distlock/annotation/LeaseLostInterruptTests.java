@@ -143,12 +143,16 @@ class LeaseLostInterruptTests {
             AtomicInteger stopped = new AtomicInteger();
             AtomicInteger finished = new AtomicInteger();
             List<Integer> strayInterrupts = new CopyOnWriteArrayList<>();
+            // How long a loss takes to arrive after the work starts (the random pause plus a force release's round
+            // trip), averaged over the rounds so far. Work lengths spread over twice that, so the end of the scope
+            // falls before, at and after the loss on a fast host and on a busy one alike.
+            long lossNanosTotal = 500_000;
             try {
                 for (int i = 0; i < 300; i++) {
                     int round = i;
                     CountDownLatch entered = new CountDownLatch(1);
                     CountDownLatch lossDone = new CountDownLatch(1);
-                    long workNanos = ThreadLocalRandom.current().nextLong(0, 500_000);
+                    long workNanos = ThreadLocalRandom.current().nextLong(0, 2 * lossNanosTotal / (i + 1) + 1);
                     var work = pool.submit(() -> {
                         try {
                             locks.runWithLock("race", () -> {
@@ -175,9 +179,11 @@ class LeaseLostInterruptTests {
                         }
                     });
                     assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+                    long lossStart = System.nanoTime();
                     // The random moment of the loss is the behaviour under test, not a synchronisation.
                     LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(0, 500_000));
                     admin.forceRelease("race");
+                    lossNanosTotal += System.nanoTime() - lossStart;
                     lossDone.countDown();
                     work.get(10, TimeUnit.SECONDS);
                 }
