@@ -2,7 +2,7 @@
  * The distlock sample page: instances, the one-button flash sale with and without the lock, two lock timelines
  * (timeline.js) and two uPlot charts of the instances' own meters. Reads only the sample's API:
  * /api/demo/instances, /api/demo/timeline, /api/demo/metrics, POST /api/demo/flash-sale, /api/products,
- * POST /api/demo/transfers, /api/accounts, /actuator/distlock.
+ * POST /api/demo/transfers, /api/accounts, POST /api/demo/fail-closed, /actuator/distlock.
  */
 (function () {
   'use strict';
@@ -376,12 +376,47 @@
     }
   }
 
+  // --- Fail closed ----------------------------------------------------------------------------------------------
+
+  function showFailClosed(r) {
+    const card = $('fail-closed-result');
+    const sold = r.stockBefore - r.stockAfterFreeze;
+    const refused = r.whileFrozen['503'] || 0;
+    const frozenBuyers = Object.values(r.whileFrozen).reduce((a, b) => a + b, 0);
+    const answers = m => Object.entries(m).map(([status, n]) => `${n} × ${status}`).join(', ') || 'none';
+    card.className = 'card ' + (sold === 0 ? 'good' : 'bad');
+    card.replaceChildren(
+        h('h2', {}, sold === 0 ? 'Failed closed' : 'SOLD WITHOUT THE LOCK'),
+        h('div', { class: 'numbers' },
+            h('div', { class: 'number' }, `${refused} / ${frozenBuyers}`, h('small', {}, 'answered 503 while frozen')),
+            h('div', { class: 'number ' + (sold === 0 ? 'good' : 'bad') }, sold, h('small', {}, 'sold while frozen')),
+            h('div', { class: 'number' }, r.afterThaw['200'] || 0, h('small', {}, 'sold once back'))),
+        h('p', { class: 'details' }, `Redis frozen ${r.frozenMillis} ms; product ${r.productId}'s stock `
+            + `${r.stockBefore} → ${r.stockAfterFreeze} while frozen → ${r.stockAfter} after; answers while frozen: `
+            + `${answers(r.whileFrozen)}, once back: ${answers(r.afterThaw)}; over ${r.instances.length} instance(s)`));
+  }
+
+  async function runFailClosed() {
+    $('run-fail-closed').disabled = true;
+    $('fail-closed-status').textContent = 'Redis frozen, buyers waiting...';
+    try {
+      showFailClosed(await getJson('/api/demo/fail-closed?product=2&buyers=12', { method: 'POST' }));
+      $('fail-closed-status').textContent = 'Done.';
+    } catch (e) {
+      $('fail-closed-status').textContent = 'Not run: ' + e.message;
+    } finally {
+      $('run-fail-closed').disabled = false;
+      refreshProducts();
+    }
+  }
+
   $('self').textContent = location.host;
   getJson('/api/demo/store').then(store => {
     $('store').textContent = store.description === 'none' ? store.id + ' (distlock.enabled=false)'
         : store.id + ': ' + store.description;
   }).catch(() => { $('store').textContent = 'unknown'; });
   $('run-transfers').addEventListener('click', runTransfers);
+  $('run-fail-closed').addEventListener('click', runFailClosed);
   refreshAccounts();
   setInterval(refreshAccounts, 3000);
   $('run').addEventListener('click', runSale);

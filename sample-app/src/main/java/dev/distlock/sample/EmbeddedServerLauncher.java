@@ -50,6 +50,10 @@ public abstract class EmbeddedServerLauncher<S> implements SmartApplicationListe
         else if (event instanceof ApplicationPreparedEvent prepared && server != null
                 && prepared.getApplicationContext().getBeanFactory() instanceof DefaultListableBeanFactory beans) {
             beans.registerDisposableBean(getClass().getName() + ".server", this::stopServer);
+            // Also a bean of its own type, for the page's demos that act on the server this instance owns (the
+            // fail-closed demo freezes it). A singleton registered this way is not destroyed by the context: the
+            // disposable bean above stops it, last.
+            beans.registerSingleton(getClass().getName() + ".process", server);
         }
         else if (event instanceof ApplicationFailedEvent) {
             stopServer(); // also when the start failed before there was a context to close

@@ -29,7 +29,9 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code POST /api/demo/products/{id}/deduct-unlocked?quantity=N}: demo only, the deduction without the
  * lock;</li>
  * <li>{@code POST /api/demo/transfers[?transfers=400&concurrency=24]}: random transfers between the accounts over
- * every live instance, and the total before and after.</li>
+ * every live instance, and the total before and after;</li>
+ * <li>{@code POST /api/demo/fail-closed[?product=2&buyers=12]}: buyers sent to every live instance while the
+ * embedded Redis is frozen, then a few once it is back (409 on an instance that did not start it).</li>
  * </ul>
  */
 @RestController
@@ -52,6 +54,8 @@ public class DemoController {
 
     private final TransferRunner transfers;
 
+    private final FailClosedRunner failClosed;
+
     /**
      * @param registry the instances
      * @param timeline the merged history
@@ -60,10 +64,11 @@ public class DemoController {
      * @param flashSale runs the button's flash sales
      * @param unlocked the deduction without the lock
      * @param transfers runs the transfer demo
+     * @param failClosed runs the fail-closed demo
      */
     public DemoController(InstanceRegistry registry, TimelineRepository timeline, LockTimeline recorder,
             MetricSampler metrics, FlashSaleRunner flashSale, UnlockedStockService unlocked,
-            TransferRunner transfers) {
+            TransferRunner transfers, FailClosedRunner failClosed) {
         this.registry = registry;
         this.timeline = timeline;
         this.recorder = recorder;
@@ -71,6 +76,7 @@ public class DemoController {
         this.flashSale = flashSale;
         this.unlocked = unlocked;
         this.transfers = transfers;
+        this.failClosed = failClosed;
     }
 
     /** @return every instance the history knows, in start order */
@@ -141,6 +147,17 @@ public class DemoController {
     }
 
     /**
+     * @param product the product the buyers buy
+     * @param buyers buyers sent while Redis is frozen, all at once
+     * @return the answers and the stock before and after; 409 on an instance that did not start the embedded Redis
+     */
+    @PostMapping("/fail-closed")
+    public FailClosedResult failClosed(@RequestParam(defaultValue = "2") long product,
+            @RequestParam(defaultValue = "12") int buyers) {
+        return failClosed.run(product, bounded("buyers", buyers, 1, FailClosedRunner.MAX_BUYERS));
+    }
+
+    /**
      * Demo only: the deduction without the lock.
      *
      * @param id the product id
@@ -161,6 +178,17 @@ public class DemoController {
     public ProblemDetail noInstance(IllegalStateException ex) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
         problem.setTitle("No instance to send buyers to");
+        return problem;
+    }
+
+    /**
+     * @param ex the fail-closed demo cannot run here
+     * @return 409
+     */
+    @ExceptionHandler
+    public ProblemDetail failClosedRefused(FailClosedRefusedException ex) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+        problem.setTitle("Fail-closed demo not available here");
         return problem;
     }
 

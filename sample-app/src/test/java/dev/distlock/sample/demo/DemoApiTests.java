@@ -173,6 +173,17 @@ class DemoApiTests {
         }
     }
 
+    /** These instances use a Redis they did not start (sample.embedded-redis=false): nothing for them to freeze. */
+    @Test
+    void theFailClosedDemoIsRefusedByAnInstanceThatDidNotStartTheEmbeddedRedis() {
+        ResponseEntity<String> refused = first.post().uri("/api/demo/fail-closed").retrieve()
+                .onStatus(status -> true, (request, response) -> { })
+                .toEntity(String.class);
+        assertThat(refused.getStatusCode().value()).isEqualTo(409);
+        assertThat(refused.getBody()).contains("Fail-closed demo not available here")
+                .contains("did not start the embedded Redis");
+    }
+
     private static Timeline awaitHolds(FlashSaleResult sale, int buyers) {
         String window = "/api/demo/timeline?lock=" + sale.lockName() + "&from=" + sale.startedAt() + "&to="
                 + sale.finishedAt();

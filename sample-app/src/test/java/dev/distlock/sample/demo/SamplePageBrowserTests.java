@@ -157,6 +157,11 @@ class SamplePageBrowserTests {
                 unlockedBars.size());
         assertThat(Integer.parseInt(field(unlocked, "oversold"))).isNotNegative();
 
+        // These instances use a Redis they did not start: the fail-closed button says why it cannot freeze it.
+        browser.findElement(By.id("run-fail-closed")).click();
+        wait.until(ExpectedConditions.textMatches(By.id("fail-closed-status"),
+                java.util.regex.Pattern.compile("Not run: .*did not start the embedded Redis")));
+
         Path screenshot = screenshot();
         log.info("Sample page browser test: {} ms from page load to checked; screenshot {}",
                 Duration.ofNanos(System.nanoTime() - start).toMillis(), screenshot.toAbsolutePath());
