@@ -388,9 +388,12 @@
     card.replaceChildren(
         h('h2', {}, sold === 0 ? 'Failed closed' : 'SOLD WITHOUT THE LOCK'),
         h('div', { class: 'numbers' },
-            h('div', { class: 'number' }, `${refused} / ${frozenBuyers}`, h('small', {}, 'answered 503 while frozen')),
-            h('div', { class: 'number ' + (sold === 0 ? 'good' : 'bad') }, sold, h('small', {}, 'sold while frozen')),
-            h('div', { class: 'number' }, r.afterThaw['200'] || 0, h('small', {}, 'sold once back'))),
+            h('div', { class: 'number', 'data-field': 'refused' }, h('small', {}, 'answered 503 while frozen'),
+                `${refused} / ${frozenBuyers}`),
+            h('div', { class: 'number ' + (sold === 0 ? 'good' : 'bad'), 'data-field': 'sold-while-frozen' },
+                h('small', {}, 'sold while frozen'), String(sold)),
+            h('div', { class: 'number', 'data-field': 'sold-once-back' }, h('small', {}, 'sold once back'),
+                String(r.afterThaw['200'] || 0))),
         h('p', { class: 'details' }, `Redis frozen ${r.frozenMillis} ms; product ${r.productId}'s stock `
             + `${r.stockBefore} → ${r.stockAfterFreeze} while frozen → ${r.stockAfter} after; answers while frozen: `
             + `${answers(r.whileFrozen)}, once back: ${answers(r.afterThaw)}; over ${r.instances.length} instance(s)`));

@@ -13,22 +13,25 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
 /**
- * Runs the page's fail-closed demo: freezes the embedded Redis this instance started (SIGSTOP: the server keeps its
- * connections but answers nothing, as a hung or partitioned store does), sends buyers to the real deduct endpoint of
- * every live instance meanwhile, thaws Redis once they have all been answered, then sends a few more. While Redis is
- * frozen every buyer gets 503 (the lock could not be acquired within {@code distlock.command-timeout}) and the stock
- * does not move: the locked method never runs unprotected. Once Redis is back the next buyers are served, without a
- * restart.
+ * Runs the page's fail-closed demo: resets the product's stock to {@link #STOCK}, freezes the embedded Redis this
+ * instance started (SIGSTOP: the server keeps its connections but answers nothing, as a hung or partitioned store
+ * does), sends buyers to the real deduct endpoint of every live instance meanwhile, thaws Redis once they have all
+ * been answered, then sends a few more. While Redis is frozen every buyer gets 503 (the lock could not be acquired:
+ * the store did not answer within {@code distlock.command-timeout}) and the stock does not move: the locked method
+ * never runs unprotected. Once Redis is back the next buyers are served, without a restart.
  * <p>
  * Only the instance that started the embedded Redis can freeze it, and one run at a time on it: otherwise
- * {@link FailClosedRefusedException} (409). Buyers are bounded by
- * {@link #MAX_BUYERS} and go to loopback addresses only ({@link DemoLoad}).
+ * {@link FailClosedRefusedException} (409). Buyers are bounded by {@link #MAX_BUYERS} and go to loopback addresses
+ * only ({@link DemoLoad}).
  */
 @Service
 public class FailClosedRunner {
 
     /** Most buyers sent while Redis is frozen, all at once. */
     public static final int MAX_BUYERS = 64;
+
+    /** The product's stock at the start of a run. */
+    static final int STOCK = 100;
 
     /** Buyers sent once Redis is back. */
     static final int BUYERS_AFTER_THAW = 3;
@@ -47,7 +50,7 @@ public class FailClosedRunner {
      * @param embeddedRedis the Redis this instance started, if it started one
      *        ({@link dev.distlock.sample.redis.EmbeddedRedisLauncher})
      * @param load sends the buyers to the instances
-     * @param stock reads the stock before and after
+     * @param stock resets the stock and reads it after
      */
     public FailClosedRunner(ObjectProvider<RedisServerProcess> embeddedRedis, DemoLoad load, StockService stock) {
         this.embeddedRedis = embeddedRedis;
@@ -75,7 +78,7 @@ public class FailClosedRunner {
         try {
             List<Instance> targets = load.targets();
             String path = "/api/products/" + productId + "/deduct?quantity=1";
-            int stockBefore = stock.product(productId).stock();
+            int stockBefore = stock.setStock(productId, STOCK).stock();
             long frozenAt = System.nanoTime();
             Map<String, Integer> whileFrozen;
             log.warn("Fail-closed demo: freezing the embedded Redis (pid {}) while {} buyers are sent", redis.pid(),

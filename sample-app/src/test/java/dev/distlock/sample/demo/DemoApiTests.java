@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import dev.distlock.LockHandle;
@@ -173,10 +174,30 @@ class DemoApiTests {
         }
     }
 
-    /** These instances use a Redis they did not start (sample.embedded-redis=false): nothing for them to freeze. */
+    /**
+     * The page's fail-closed demo on the instance that started the embedded Redis: while Redis is frozen every buyer
+     * (one on each instance: with these instances' 20 s wait, a second one would queue behind the first's timed-out
+     * attempt) is answered 503 and nothing is sold; once it is thawed the next buyers are served.
+     */
+    @Test
+    void buyersWhileRedisIsFrozenGet503AndNothingIsSoldThenTheNextOnesAreServed() {
+        FailClosedResult run = post(first, "/api/demo/fail-closed?product=2&buyers=2", FailClosedResult.class);
+
+        assertThat(run.instances()).hasSize(2);
+        assertThat(run.whileFrozen()).as("every buyer while Redis was frozen").isEqualTo(Map.of("503", 2));
+        assertThat(run.soldWhileFrozen()).isZero();
+        assertThat(run.stockAfterFreeze()).isEqualTo(run.stockBefore());
+        assertThat(run.afterThaw()).as("the buyers once Redis was back")
+                .isEqualTo(Map.of("200", FailClosedRunner.BUYERS_AFTER_THAW));
+        assertThat(run.stockAfter()).isEqualTo(run.stockBefore() - FailClosedRunner.BUYERS_AFTER_THAW);
+        assertThat(run.frozenMillis()).as("frozen until the buyers' lock calls had timed out")
+                .isGreaterThanOrEqualTo(2_000);
+    }
+
+    /** The second instance joined the first one's Redis: nothing for it to freeze. */
     @Test
     void theFailClosedDemoIsRefusedByAnInstanceThatDidNotStartTheEmbeddedRedis() {
-        ResponseEntity<String> refused = first.post().uri("/api/demo/fail-closed").retrieve()
+        ResponseEntity<String> refused = second.post().uri("/api/demo/fail-closed").retrieve()
                 .onStatus(status -> true, (request, response) -> { })
                 .toEntity(String.class);
         assertThat(refused.getStatusCode().value()).isEqualTo(409);

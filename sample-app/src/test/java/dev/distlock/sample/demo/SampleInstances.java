@@ -14,28 +14,29 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Several sample instances inside the test JVM, set up as they are run locally: separate application contexts with
- * their own web servers on free ports, lock services and connection pools, sharing one real Redis and one H2
- * <em>file</em> database ({@code AUTO_SERVER=TRUE}, the sample's default URL) in a temporary directory.
+ * their own web servers on free ports, lock services and connection pools, sharing one H2 <em>file</em> database
+ * ({@code AUTO_SERVER=TRUE}, the sample's default URL) in a temporary directory and one real Redis, which the first
+ * instance starts (the sample's embedded Redis, on a free port) and the others join, as when they are started from a
+ * terminal. The first instance owns that Redis: it can freeze it (the page's fail-closed demo).
  */
 final class SampleInstances implements AutoCloseable {
 
-    private final RedisServerProcess redis;
+    private final int redisPort = RedisServerProcess.freePort();
 
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 
-    private SampleInstances(RedisServerProcess redis) {
-        this.redis = redis;
+    private SampleInstances() {
     }
 
     /**
-     * Starts a Redis and {@code count} instances, one after the other (the first one creates the schema).
+     * Starts {@code count} instances, one after the other (the first one creates the schema and starts Redis).
      *
      * @param count how many instances
      * @param dataDir where the H2 database file goes
      * @return the running instances; close them to stop everything
      */
     static SampleInstances start(int count, Path dataDir) {
-        SampleInstances instances = new SampleInstances(RedisServerProcess.startOnFreePort());
+        SampleInstances instances = new SampleInstances();
         try {
             for (int i = 0; i < count; i++) {
                 instances.contexts.add(instances.startOne(dataDir));
@@ -51,8 +52,7 @@ final class SampleInstances implements AutoCloseable {
     private ConfigurableApplicationContext startOne(Path dataDir) {
         // Command-line arguments, so that they override application.properties.
         return new SpringApplicationBuilder(SampleApplication.class).run(Stream.of("--server.port=0",
-                "--sample.embedded-redis=false", "--spring.data.redis.host=" + redis.host(),
-                "--spring.data.redis.port=" + redis.port(), "--sample.data-dir=" + dataDir,
+                "--spring.data.redis.port=" + redisPort, "--sample.data-dir=" + dataDir,
                 // Generous: the tests are about who sells, not about timeouts on a busy machine.
                 "--distlock.wait-time=20s", "--sample.daily-report.cron=-", "--spring.main.banner-mode=off")
                 .toArray(String[]::new));
@@ -82,11 +82,10 @@ final class SampleInstances implements AutoCloseable {
 
     @Override
     public void close() {
-        // Newest first: the first instance opened the database file.
+        // Newest first: the first instance opened the database file and started Redis (it stops with it).
         for (int i = contexts.size() - 1; i >= 0; i--) {
             contexts.get(i).close();
         }
         contexts.clear();
-        redis.close();
     }
 }
