@@ -362,19 +362,26 @@
             + `${r.concurrency} in flight, ${r.elapsedMillis} ms` + (errors ? `; other answers: ${errors}` : '')));
   }
 
-  async function runTransfers() {
-    $('run-transfers').disabled = true;
-    $('transfer-status').textContent = 'Transferring...';
+  /**
+   * A demo button: disabled while its POST runs, its status line saying what happens; the answer goes to show, a
+   * refusal (its problem detail) to the status line, and refresh runs in the end either way.
+   */
+  async function runDemo(button, status, busy, url, show, refresh) {
+    $(button).disabled = true;
+    $(status).textContent = busy;
     try {
-      showTransfers(await getJson('/api/demo/transfers?transfers=400&concurrency=24', { method: 'POST' }));
-      $('transfer-status').textContent = 'Done.';
+      show(await getJson(url, { method: 'POST' }));
+      $(status).textContent = 'Done.';
     } catch (e) {
-      $('transfer-status').textContent = 'Failed: ' + e.message;
+      $(status).textContent = 'Not run: ' + e.message;
     } finally {
-      $('run-transfers').disabled = false;
-      refreshAccounts();
+      $(button).disabled = false;
+      refresh();
     }
   }
+
+  const runTransfers = () => runDemo('run-transfers', 'transfer-status', 'Transferring...',
+      '/api/demo/transfers?transfers=400&concurrency=24', showTransfers, refreshAccounts);
 
   // --- Fail closed ----------------------------------------------------------------------------------------------
 
@@ -399,19 +406,8 @@
             + `${answers(r.whileFrozen)}, once back: ${answers(r.afterThaw)}; over ${r.instances.length} instance(s)`));
   }
 
-  async function runFailClosed() {
-    $('run-fail-closed').disabled = true;
-    $('fail-closed-status').textContent = 'Redis frozen, buyers waiting...';
-    try {
-      showFailClosed(await getJson('/api/demo/fail-closed?product=2&buyers=12', { method: 'POST' }));
-      $('fail-closed-status').textContent = 'Done.';
-    } catch (e) {
-      $('fail-closed-status').textContent = 'Not run: ' + e.message;
-    } finally {
-      $('run-fail-closed').disabled = false;
-      refreshProducts();
-    }
-  }
+  const runFailClosed = () => runDemo('run-fail-closed', 'fail-closed-status', 'Redis frozen, buyers waiting...',
+      '/api/demo/fail-closed?product=2&buyers=12', showFailClosed, refreshProducts);
 
   $('self').textContent = location.host;
   getJson('/api/demo/store').then(store => {
