@@ -68,12 +68,13 @@ public class FailClosedRunner {
     public FailClosedResult run(long productId, int buyers) {
         RedisServerProcess redis = embeddedRedis.getIfAvailable();
         if (redis == null) {
-            throw new FailClosedRefusedException("This instance did not start the embedded Redis, so it cannot freeze it."
-                    + " Open the page of the instance that logged \"Started an embedded Redis\" (the first one"
-                    + " started), with distlock.store=redis and no other Redis configured.");
+            throw new FailClosedRefusedException("This instance did not start the embedded Redis, so it cannot"
+                    + " freeze it. Open the page of the instance that logged \"Started an embedded Redis\" (the first"
+                    + " one started), with distlock.store=redis and no other Redis configured.");
         }
         if (!oneRun.tryLock()) {
-            throw new FailClosedRefusedException("A fail-closed run is going on on this instance; try again when it ends.");
+            throw new FailClosedRefusedException(
+                    "A fail-closed run is going on on this instance; try again when it ends.");
         }
         try {
             List<Instance> targets = load.targets();
