@@ -59,20 +59,13 @@ final class StoreCalls {
 
     private final long attemptTimeoutNanos;
 
-    private final long timeoutMillis;
-
     private final StoreTraits traits;
 
     StoreCalls(LockStore store, Duration commandTimeout) {
         this.store = store;
         this.traits = store.traits(); // read once: the engine never asks the store what it is again
         this.timeoutNanos = commandTimeout.toNanos();
-        this.timeoutMillis = commandTimeout.toMillis();
         this.attemptTimeoutNanos = timeoutNanos + traits.answerAllowance().toNanos();
-    }
-
-    LockStore store() {
-        return store;
     }
 
     /** @return the store's traits, as read when the engine was built */
@@ -120,8 +113,9 @@ final class StoreCalls {
     }
 
     /**
-     * Sends an attempt or a confirmation. A store that throws instead of answering (a closed client, a bug) answers with that failure,
-     * so that the caller gets what a failed answer gives, a {@code LockUnavailableException} naming the store.
+     * Sends an attempt or a confirmation. A store that throws instead of answering (a closed client, a bug) answers
+     * with that failure, so that the caller gets what a failed answer gives, a {@code LockUnavailableException}
+     * naming the store.
      */
     private static CompletableFuture<Attempt> send(Supplier<CompletionStage<Attempt>> call) {
         try {
@@ -268,8 +262,7 @@ final class StoreCalls {
             return stage.toCompletableFuture().get(waitNanos, TimeUnit.NANOSECONDS);
         }
         catch (TimeoutException ex) {
-            throw new LockUnavailableException(store + " did not answer (" + what + ") within "
-                    + "distlock.command-timeout (" + timeoutMillis + " ms)", ex);
+            throw new LockUnavailableException(store + " did not answer (" + what + ") within " + bound(waitNanos), ex);
         }
         catch (ExecutionException | CompletionException ex) {
             throw failed(ex.getCause() != null ? ex.getCause() : ex, what);
@@ -278,6 +271,13 @@ final class StoreCalls {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException("Interrupted while waiting for " + store + " to " + what, ex);
         }
+    }
+
+    /** How long a call was waited for, and why: an attempt also gets the store's answer allowance, which is named. */
+    private String bound(long waitNanos) {
+        String timeout = "distlock.command-timeout (" + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms)";
+        return waitNanos == timeoutNanos || waitNanos != attemptTimeoutNanos ? timeout
+                : TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms, " + timeout + " plus the store's answer allowance";
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
-import dev.distlock.spi.Waiting;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import dev.distlock.LockException;
@@ -11,6 +12,8 @@ import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
+import dev.distlock.spi.StoreTraits;
+import dev.distlock.spi.Waiting;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The engine's calls to a store fail closed with a typed exception also when the store throws instead of answering
  * with a failed stage: the caller gets {@link LockUnavailableException} naming the store and the cause, and a
- * store's own {@link LockException} keeps its type.
+ * store's own {@link LockException} keeps its type. A store that does not answer is named with how long it was waited
+ * for.
  */
 class StoreCallsTests {
 
@@ -46,6 +50,37 @@ class StoreCallsTests {
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("ThrowingStore")
                     .hasMessageContaining("client closed");
+        }
+    }
+
+    /**
+     * An attempt is waited for the command timeout plus the store's answer allowance (Redis waiting for replicas), and
+     * the message says so: it waited 3 s where the message said 2 s (the sample's fail-closed demo).
+     */
+    @Test
+    void anUnansweredAttemptNamesTheWholeTimeItWasWaitedFor() {
+        LockStore silent = new ForwardingLockStore(new InMemoryLockStore().connect()) {
+            @Override
+            public StoreTraits traits() {
+                return super.traits().withAnswerAllowance(Duration.ofMillis(300));
+            }
+
+            @Override
+            public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
+                return new CompletableFuture<>(); // never answers, as a frozen server
+            }
+
+            @Override
+            public String toString() {
+                return "SilentStore";
+            }
+        };
+        LockConfig config = LockConfig.defaults().withCommandTimeout(Duration.ofMillis(200));
+        try (StoreLockService service = new StoreLockService(silent, config, LockListener.NONE)) {
+            service.start();
+            assertThatThrownBy(() -> service.lock("stock")).isInstanceOf(LockUnavailableException.class)
+                    .hasMessage("SilentStore did not answer (acquire lock 'stock') within 500 ms, "
+                            + "distlock.command-timeout (200 ms) plus the store's answer allowance");
         }
     }
 
