@@ -59,6 +59,10 @@ final class StoreCalls {
 
     private final long attemptTimeoutNanos;
 
+    /** What a late answer's message says it was waited for: the command timeout; for an attempt, also the allowance. */
+    private final String timeoutBound;
+    private final String attemptBound;
+
     private final StoreTraits traits;
 
     StoreCalls(LockStore store, Duration commandTimeout) {
@@ -66,6 +70,9 @@ final class StoreCalls {
         this.traits = store.traits(); // read once: the engine never asks the store what it is again
         this.timeoutNanos = commandTimeout.toNanos();
         this.attemptTimeoutNanos = timeoutNanos + traits.answerAllowance().toNanos();
+        this.timeoutBound = "distlock.command-timeout (" + commandTimeout.toMillis() + " ms)";
+        this.attemptBound = traits.answerAllowance().isZero() ? timeoutBound : TimeUnit.NANOSECONDS.toMillis(
+                attemptTimeoutNanos) + " ms, " + timeoutBound + " plus the store's answer allowance";
     }
 
     /** @return the store's traits, as read when the engine was built */
@@ -81,7 +88,7 @@ final class StoreCalls {
     Attempt attempt(LockRequest request, Waiting waiting) {
         CompletableFuture<Attempt> stage = send(() -> store.attempt(request, waiting));
         try {
-            return await(stage, attemptTimeoutNanos, "acquire lock '" + request.name() + "'");
+            return await(stage, attemptTimeoutNanos, attemptBound, "acquire lock '" + request.name() + "'");
         }
         catch (LockUnavailableException ex) {
             // The attempt may still run (or have run): undo it strictly after it.
@@ -114,8 +121,7 @@ final class StoreCalls {
 
     /**
      * Sends an attempt or a confirmation. A store that throws instead of answering (a closed client, a bug) answers
-     * with that failure, so that the caller gets what a failed answer gives, a {@code LockUnavailableException}
-     * naming the store.
+     * with that failure: the caller gets a {@code LockUnavailableException} naming the store, as for a failed answer.
      */
     private static CompletableFuture<Attempt> send(Supplier<CompletionStage<Attempt>> call) {
         try {
@@ -147,7 +153,7 @@ final class StoreCalls {
 
     /** @throws LockUnavailableException when the store did not answer in time or failed */
     ReleaseResult release(Lease lease) {
-        return await(store.release(lease), timeoutNanos, "release lock '" + lease.request().name() + "'");
+        return await(store.release(lease), timeoutNanos, timeoutBound, "release lock '" + lease.request().name() + "'");
     }
 
     /**
@@ -176,7 +182,7 @@ final class StoreCalls {
 
     /** @throws LockUnavailableException when the store did not answer in time or failed */
     boolean forceRelease(String name) {
-        return await(store.forceRelease(name), timeoutNanos, "force the release of lock '" + name + "'");
+        return await(store.forceRelease(name), timeoutNanos, timeoutBound, "force the release of lock '" + name + "'");
     }
 
     /**
@@ -187,7 +193,7 @@ final class StoreCalls {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("Lock name must not be empty");
         }
-        return await(store.describe(name), timeoutNanos, "describe lock '" + name + "'");
+        return await(store.describe(name), timeoutNanos, timeoutBound, "describe lock '" + name + "'");
     }
 
     /**
@@ -210,7 +216,8 @@ final class StoreCalls {
             int size = Math.min(RENEWAL_BATCH, leases.size() - i * RENEWAL_BATCH);
             List<RenewalResult> answer;
             try {
-                answer = await(sent.get(i), Math.max(0, deadline - System.nanoTime()), "renew " + size + " leases");
+                answer = await(sent.get(i), Math.max(0, deadline - System.nanoTime()), timeoutBound,
+                        "renew " + size + " leases");
                 // The store answers: the next batch, which it may serve only now (Redis works through pipelined
                 // calls in turn), is bounded from this answer on. One timeout for the whole round would count the
                 // tail of a long round as failed on a busy store that renews it all, and the deadline guard would
@@ -250,19 +257,19 @@ final class StoreCalls {
     /** @return the store's health, or down when it did not answer within the timeout */
     StoreHealth health(Duration timeout) {
         try {
-            return await(store.health(), timeout.toNanos(), "check its health");
+            return await(store.health(), timeout.toNanos(), timeout.toMillis() + " ms", "check its health");
         }
         catch (LockUnavailableException ex) {
             return new StoreHealth(false, Map.of("error", String.valueOf(ex.getMessage())));
         }
     }
 
-    private <T> T await(CompletionStage<T> stage, long waitNanos, String what) {
+    private <T> T await(CompletionStage<T> stage, long waitNanos, String bound, String what) {
         try {
             return stage.toCompletableFuture().get(waitNanos, TimeUnit.NANOSECONDS);
         }
         catch (TimeoutException ex) {
-            throw new LockUnavailableException(store + " did not answer (" + what + ") within " + bound(waitNanos), ex);
+            throw new LockUnavailableException(store + " did not answer (" + what + ") within " + bound, ex);
         }
         catch (ExecutionException | CompletionException ex) {
             throw failed(ex.getCause() != null ? ex.getCause() : ex, what);
@@ -271,13 +278,6 @@ final class StoreCalls {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException("Interrupted while waiting for " + store + " to " + what, ex);
         }
-    }
-
-    /** How long a call was waited for, and why: an attempt also gets the store's answer allowance, which is named. */
-    private String bound(long waitNanos) {
-        String timeout = "distlock.command-timeout (" + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms)";
-        return waitNanos == timeoutNanos || waitNanos != attemptTimeoutNanos ? timeout
-                : TimeUnit.NANOSECONDS.toMillis(waitNanos) + " ms, " + timeout + " plus the store's answer allowance";
     }
 
     /**

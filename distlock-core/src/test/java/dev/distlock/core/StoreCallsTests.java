@@ -12,10 +12,12 @@ import dev.distlock.spi.Attempt;
 import dev.distlock.spi.ForwardingLockStore;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LockStore;
+import dev.distlock.spi.StoreHealth;
 import dev.distlock.spi.StoreTraits;
 import dev.distlock.spi.Waiting;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -59,7 +61,29 @@ class StoreCallsTests {
      */
     @Test
     void anUnansweredAttemptNamesTheWholeTimeItWasWaitedFor() {
-        LockStore silent = new ForwardingLockStore(new InMemoryLockStore().connect()) {
+        LockConfig config = LockConfig.defaults().withCommandTimeout(Duration.ofMillis(200));
+        try (StoreLockService service = new StoreLockService(silentStore(), config, LockListener.NONE)) {
+            service.start();
+            assertThatThrownBy(() -> service.lock("stock")).isInstanceOf(LockUnavailableException.class)
+                    .hasMessage("SilentStore did not answer (acquire lock 'stock') within 500 ms, "
+                            + "distlock.command-timeout (200 ms) plus the store's answer allowance");
+        }
+    }
+
+    /** A health check is waited for its own timeout, and says that one, whatever its length (here the attempt's). */
+    @Test
+    void anUnansweredHealthCheckNamesItsOwnTimeout() {
+        LockConfig config = LockConfig.defaults().withCommandTimeout(Duration.ofMillis(200));
+        try (StoreLockService service = new StoreLockService(silentStore(), config, LockListener.NONE)) {
+            service.start();
+            assertThat(service.storeHealth(Duration.ofMillis(500)).details())
+                    .containsEntry("error", "SilentStore did not answer (check its health) within 500 ms");
+        }
+    }
+
+    /** A store that answers no attempt and no health check, as a frozen server, and gets 300 ms more per attempt. */
+    private static LockStore silentStore() {
+        return new ForwardingLockStore(new InMemoryLockStore().connect()) {
             @Override
             public StoreTraits traits() {
                 return super.traits().withAnswerAllowance(Duration.ofMillis(300));
@@ -67,7 +91,12 @@ class StoreCallsTests {
 
             @Override
             public CompletionStage<Attempt> attempt(LockRequest request, Waiting waiting) {
-                return new CompletableFuture<>(); // never answers, as a frozen server
+                return new CompletableFuture<>();
+            }
+
+            @Override
+            public CompletionStage<StoreHealth> health() {
+                return new CompletableFuture<>();
             }
 
             @Override
@@ -75,13 +104,6 @@ class StoreCallsTests {
                 return "SilentStore";
             }
         };
-        LockConfig config = LockConfig.defaults().withCommandTimeout(Duration.ofMillis(200));
-        try (StoreLockService service = new StoreLockService(silent, config, LockListener.NONE)) {
-            service.start();
-            assertThatThrownBy(() -> service.lock("stock")).isInstanceOf(LockUnavailableException.class)
-                    .hasMessage("SilentStore did not answer (acquire lock 'stock') within 500 ms, "
-                            + "distlock.command-timeout (200 ms) plus the store's answer allowance");
-        }
     }
 
     @Test

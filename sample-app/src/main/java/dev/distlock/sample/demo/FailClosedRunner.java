@@ -44,6 +44,7 @@ public class FailClosedRunner {
 
     private final StockService stock;
 
+    /** One run at a time: a local lock, as only this instance can run it (a distributed one would be in Redis). */
     private final ReentrantLock oneRun = new ReentrantLock();
 
     /**
