@@ -1,9 +1,9 @@
 package dev.distlock.redis;
 
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -12,21 +12,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Predicate;
 
 import dev.distlock.InvalidPropertyException;
 import dev.distlock.spi.HandOverEvents;
 import dev.distlock.spi.StoreEvents;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubListener;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,9 +44,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * One thread reconciles the subscriptions with the client's view of the cluster, at start and then every
  * {@value #RECONCILE_MILLIS} ms: a slot whose master changed (a failover, or a slot moved, which Redis also tells the
  * subscriber with an {@code sunsubscribe}) is subscribed again on its master of now; a subscription that fails is
- * tried again at the next round and asks the client to refresh its view of the cluster. A master that comes back
- * after a lost connection is subscribed again by Lettuce itself. Waiters do not depend on any of it meanwhile: they
- * re-check the lock on their bounded fallback.
+ * tried again at the next round and asks the client to refresh its view of the cluster. A master's connection that
+ * is lost and made again (a reset, a master that dropped it) has no subscriptions left: Lettuce re-subscribes every
+ * channel of the connection in one {@code SSUBSCRIBE}, which Redis refuses with {@code CROSSSLOT} (Lettuce logs
+ * "Re-subscribe failed" at WARN), so the connection's slots are subscribed again here, at once. Waiters do not depend
+ * on any of it meanwhile: they re-check the lock on their bounded fallback.
  */
 final class ShardedReleaseSubscriber implements ReleaseNotifications {
 
@@ -64,9 +67,7 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
 
     private final Duration timeout;
 
-    /** Per slot, the node whose connection subscribed its channel; null while not subscribed. */
-    private final AtomicReferenceArray<@Nullable String> subscribedOn = new AtomicReferenceArray<>(
-            SlotHash.SLOT_COUNT);
+    private final SlotSubscriptions slots = new SlotSubscriptions();
 
     private final ScheduledExecutorService reconciler = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "distlock-redis-ssubscribe");
@@ -75,6 +76,19 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
     });
 
     private volatile @Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+
+    /** A master's connection made again lost its subscriptions: they are made again in a round at once. */
+    private final RedisConnectionStateListener reconnections = new RedisConnectionStateListener() {
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+            Runnable now = round;
+            if (slots.reconnected(reconnected) && now != null && !reconciler.isShutdown()) {
+                reconciler.execute(now);
+            }
+        }
+    };
+
+    private volatile @Nullable Runnable round;
 
     // Only the reconciling thread reads and writes this.
     private boolean failing;
@@ -127,14 +141,16 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
     @Override
     public void start(StoreEvents events, @Nullable HandOverEvents handOvers) {
         ReleaseMessages messages = new ReleaseMessages(events, handOvers, handOverUsable, handOverWindow);
-        reconciler.scheduleWithFixedDelay(() -> reconcile(messages), 0, RECONCILE_MILLIS, TimeUnit.MILLISECONDS);
+        round = () -> reconcile(messages);
+        client().addListener(reconnections);
+        reconciler.scheduleWithFixedDelay(round, 0, RECONCILE_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Every slot subscribed on its master as the client sees the cluster now. */
     @Override
     public boolean isSubscribed() {
         try {
-            return connection != null && missing(client().getPartitions()).isEmpty();
+            return connection != null && slots.missing(client().getPartitions(), channels).isEmpty();
         }
         catch (RuntimeException ex) {
             return false;
@@ -155,7 +171,7 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
                 current.addListener(listener(messages));
                 connection = current;
             }
-            for (Map.Entry<String, List<byte[]>> node : missing(client().getPartitions()).entrySet()) {
+            for (Map.Entry<String, List<byte[]>> node : slots.missing(client().getPartitions(), channels).entrySet()) {
                 try {
                     subscribe(current, node.getKey(), node.getValue());
                 }
@@ -180,30 +196,20 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
         }
     }
 
-    /** @return by master node id, the channels of its slots that are not subscribed on it */
-    private Map<String, List<byte[]>> missing(Partitions partitions) {
-        Map<String, List<byte[]>> missing = new HashMap<>();
-        for (int slot = 0; slot < SlotHash.SLOT_COUNT; slot++) {
-            RedisClusterNode master = partitions.getMasterBySlot(slot);
-            if (master != null && !master.getNodeId().equals(subscribedOn.get(slot))) {
-                missing.computeIfAbsent(master.getNodeId(), id -> new ArrayList<>()).add(channels.ofSlot(slot));
-            }
-        }
-        return missing;
-    }
-
     /**
      * One {@code SSUBSCRIBE} per slot (Redis takes the channels of one slot per command), all sent at once on the
      * master's connection; the round waits for their answers at most the command timeout.
      */
     private void subscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster, String nodeId,
             List<byte[]> slotChannels) throws InterruptedException, ExecutionException, TimeoutException {
-        RedisPubSubAsyncCommands<byte[], byte[]> node = cluster.getConnection(nodeId).async();
+        StatefulRedisPubSubConnection<byte[], byte[]> nodeConnection = cluster.getConnection(nodeId);
+        slots.connection(nodeId, nodeConnection);
+        RedisPubSubAsyncCommands<byte[], byte[]> node = nodeConnection.async();
         List<CompletableFuture<Void>> answers = new ArrayList<>(slotChannels.size());
         for (byte[] channel : slotChannels) {
             int slot = SlotHash.getSlot(channel);
             answers.add(node.ssubscribe(channel).toCompletableFuture()
-                    .thenRun(() -> subscribedOn.set(slot, nodeId)));
+                    .thenRun(() -> slots.subscribed(slot, nodeId)));
         }
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(timeout.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -240,13 +246,19 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
             /** Redis unsubscribes a slot's channels when the slot moves: the next round subscribes its master. */
             @Override
             public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
-                subscribedOn.set(SlotHash.getSlot(channel), null);
+                slots.unsubscribed(SlotHash.getSlot(channel));
             }
         };
     }
 
     @Override
     public void close() {
+        try {
+            client().removeListener(reconnections);
+        }
+        catch (RuntimeException ex) {
+            log.debug("Could not remove the reconnection listener (the client is closed)", ex);
+        }
         reconciler.shutdownNow();
         try {
             reconciler.awaitTermination(ReleaseSubscriber.CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);

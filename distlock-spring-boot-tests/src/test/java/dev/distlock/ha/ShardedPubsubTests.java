@@ -124,6 +124,31 @@ class ShardedPubsubTests {
         history.assertConsistent();
     }
 
+    /**
+     * A master drops the nodes' pub/sub connections while it stays master (a network reset does the same). Lettuce
+     * reconnects, but its own re-subscribe sends every channel of the connection in one {@code SSUBSCRIBE}, which
+     * Redis refuses ({@code CROSSSLOT}): the nodes must subscribe each slot again themselves (fault campaign,
+     * cluster-sharded: a node whose notifications stopped lost its place in every queue and was starved).
+     */
+    @Test
+    void aMasterThatDropsTheSubscribersConnectionsIsSubscribedAgainAndWakesTheWaiter() {
+        assumeRedis7();
+        runner(SHARDED).run(a -> runner(SHARDED).run(b -> {
+            awaitSubscribed(a);
+            awaitSubscribed(b);
+            for (RedisServerProcess master : cluster.masters()) {
+                assertThat(master.call("CLIENT", "KILL", "TYPE", "pubsub")).as("pub/sub connections dropped by "
+                        + master.port()).isEqualTo(2L);
+            }
+            for (RedisServerProcess master : cluster.masters()) {
+                await("both nodes subscribed on " + master.port() + " again").atMost(Duration.ofSeconds(20))
+                        .until(() -> subscribers(master) == 2);
+            }
+            handOverOnEveryShard(a.getBean(LockService.class), b.getBean(LockService.class));
+        }));
+        history.assertConsistent();
+    }
+
     @Test
     void shardedPubsubWithoutAClusterIsRefusedNamingTheProperty() {
         HaApplications.node(history).withPropertyValues("spring.data.redis.host=127.0.0.1",
