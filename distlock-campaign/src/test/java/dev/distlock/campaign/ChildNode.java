@@ -61,6 +61,11 @@ final class ChildNode implements AutoCloseable {
 
     private volatile boolean paused;
 
+    /** The lines of the JVM's output read so far, and the last few, for a liveness violation's message. */
+    private final java.util.concurrent.atomic.AtomicLong linesRead = new java.util.concurrent.atomic.AtomicLong();
+
+    private final java.util.Deque<String> lastLines = new java.util.ArrayDeque<>();
+
     ChildNode(String node, Campaign.Recorder recorder, String... args) {
         this.node = node;
         this.args = args;
@@ -82,6 +87,14 @@ final class ChildNode implements AutoCloseable {
                 }
                 catch (IOException ex) {
                     // The log is a help, not the check.
+                }
+                linesRead.incrementAndGet();
+                synchronized (lastLines) {
+                    lastLines.addLast(System.nanoTime() / 1000 + " " + (line.length() > 200 ? line.substring(0, 200)
+                            : line));
+                    if (lastLines.size() > 4) {
+                        lastLines.removeFirst();
+                    }
                 }
                 try {
                     onLine(line);
@@ -167,10 +180,21 @@ final class ChildNode implements AutoCloseable {
         jvm = start();
     }
 
+    /**
+     * Freezes the JVM. The freeze counts from just before the signal, and ends with {@link #resume()}, also when not
+     * every thread stopped in time (the JVM is thawed then, and the nemesis reports the fault as not injected):
+     * most of its threads were stopped meanwhile.
+     */
     void pause() {
-        jvm.pause();
         freezes.add(new long[] { System.nanoTime(), Long.MAX_VALUE });
         paused = true;
+        try {
+            jvm.pause();
+        }
+        catch (RuntimeException ex) {
+            resume();
+            throw ex;
+        }
     }
 
     void resume() {
@@ -192,6 +216,70 @@ final class ChildNode implements AutoCloseable {
             }
         }
         return told;
+    }
+
+    /** @return how many lines of the JVM's output were read so far (all its JVMs) */
+    long linesRead() {
+        return linesRead.get();
+    }
+
+    /**
+     * What the JVM is doing, for a liveness violation's message (CI shows the message, not the logs): whether it
+     * runs, the last lines it printed, and where its worker threads are ({@code jcmd Thread.print}, kept whole in
+     * {@code target/campaign-logs}).
+     *
+     * @return one line
+     */
+    String describe() {
+        StringBuilder text = new StringBuilder(node).append(" (pid ").append(jvm.pid())
+                .append(jvm.isAlive() ? ", running" : ", ended").append(paused ? ", frozen" : "").append(")");
+        synchronized (lastLines) {
+            text.append(", last lines (µs) ").append(lastLines);
+        }
+        if (jvm.isAlive()) {
+            text.append(", threads: ").append(workerThreads());
+        }
+        return text.toString();
+    }
+
+    /** @return each worker's and yielder's state and its topmost frames of distlock's code */
+    private String workerThreads() {
+        try {
+            Path dump = Path.of("target", "campaign-logs", node + "-" + jvm.pid() + "-threads.txt");
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    String.valueOf(jvm.pid()), "Thread.print").redirectErrorStream(true).redirectOutput(dump.toFile())
+                    .start();
+            if (!jcmd.waitFor(20, TimeUnit.SECONDS)) {
+                jcmd.destroyForcibly();
+                return "jcmd did not answer in 20 s";
+            }
+            StringBuilder threads = new StringBuilder();
+            int frames = 0;
+            for (String line : Files.readAllLines(dump)) {
+                if (line.startsWith("\"")) {
+                    boolean worker = line.startsWith("\"worker-") || line.startsWith("\"campaign-");
+                    frames = worker ? 3 : 0;
+                    if (worker) {
+                        threads.append(" | ").append(line, 0, line.indexOf('"', 1) + 1);
+                    }
+                }
+                else if (frames > 0 && line.contains("java.lang.Thread.State")) {
+                    threads.append(' ').append(line.trim().substring("java.lang.Thread.State: ".length()));
+                }
+                else if (frames > 0 && line.trim().startsWith("at dev.distlock")) {
+                    threads.append(' ').append(line.trim().substring(3));
+                    frames--;
+                }
+            }
+            return threads.toString();
+        }
+        catch (IOException ex) {
+            return "no thread dump: " + ex;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return "no thread dump: interrupted";
+        }
     }
 
     boolean isAlive() {

@@ -30,18 +30,34 @@ public final class ProcessSignals {
     }
 
     /**
-     * Sends {@code SIGSTOP} and waits until every thread of the process is stopped.
+     * Sends {@code SIGSTOP} and waits until every thread of the process is stopped. A freeze whose threads do not
+     * all stop in time is undone ({@code SIGCONT}) before the exception: the caller reports a fault that did not
+     * happen, and nothing stays frozen that the caller believes running (a child JVM left stopped this way was
+     * never thawed, and the fault campaign reported it as not granted any lock again).
      *
      * @param pid the process; nothing happens if it has exited
      * @throws IllegalStateException if {@code kill} fails on a live process, or the threads do not stop in time
      */
     public static void freeze(long pid) {
+        freeze(pid, Path.of("/proc", Long.toString(pid), "task"), STOP_TIMEOUT);
+    }
+
+    /**
+     * @param tasks where the process' threads' states are read
+     * @param timeout how long they may take to stop
+     */
+    static void freeze(long pid, Path tasks, Duration timeout) {
         if (send(pid, "STOP")) {
-            Path tasks = Path.of("/proc", Long.toString(pid), "task");
             if (Files.isDirectory(tasks)) {
-                Poll.untilTrue("every thread of process " + pid + " to stop", STOP_TIMEOUT,
-                        () -> runningThreads(tasks).isEmpty() ? Boolean.TRUE : Poll.notYet("running: "
-                                + runningThreads(tasks)));
+                try {
+                    Poll.untilTrue("every thread of process " + pid + " to stop", timeout,
+                            () -> runningThreads(tasks).isEmpty() ? Boolean.TRUE : Poll.notYet("running: "
+                                    + runningThreads(tasks)));
+                }
+                catch (RuntimeException ex) {
+                    thaw(pid);
+                    throw ex;
+                }
             }
         }
     }

@@ -73,6 +73,34 @@ class RedisServerProcessTests {
     }
 
     /**
+     * A freeze whose threads do not all stop in time (here a thread that the states read say is always running) is
+     * undone before it fails: the process runs on, and the caller, told the fault was not injected, never thaws it.
+     */
+    @Test
+    void aFreezeThatTimesOutLeavesTheProcessRunning(@org.junit.jupiter.api.io.TempDir Path fakeTasks)
+            throws Exception {
+        Path stat = Path.of("/proc", "self", "stat");
+        assumeTrue(Files.exists(stat), "SKIPPED: no /proc on this machine to read process states from");
+        Process sleeper = new ProcessBuilder("sleep", "60").start();
+        try {
+            Files.createDirectories(fakeTasks.resolve("1"));
+            Files.writeString(fakeTasks.resolve("1").resolve("stat"), "1 (a thread) R 0");
+            assertThatThrownBy(() -> ProcessSignals.freeze(sleeper.pid(), fakeTasks, Duration.ofMillis(200)))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("to stop");
+            Path state = Path.of("/proc", Long.toString(sleeper.pid()), "stat");
+            await("the process thawed").atMost(Duration.ofSeconds(5)).until(() -> {
+                String line = Files.readString(state);
+                return line.charAt(line.lastIndexOf(')') + 2) != 'T';
+            });
+            assertThat(ProcessSignals.runningThreads(Path.of("/proc", Long.toString(sleeper.pid()), "task")))
+                    .as("threads of the process after the failed freeze").isNotEmpty();
+        }
+        finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    /**
      * A frozen server answers nothing: {@code kill -STOP} stops one thread at first, and the others only once that
      * one has been scheduled, so {@code pause()} waits for all of them. Redis with I/O threads has several.
      */
