@@ -77,6 +77,9 @@ final class Campaign {
 
     private final List<String> untyped = new CopyOnWriteArrayList<>();
 
+    /** Failures by node ({@code node-0}, {@code jvm-0}) and kind, to say what a node that was not granted did. */
+    private final Map<String, Map<FailureKind, LongAdder>> failuresByNode = new ConcurrentHashMap<>();
+
     private final List<String> nemesisErrors = new CopyOnWriteArrayList<>();
 
     /** What the nemesis did and when ({@link System#nanoTime()} in µs, the scale of the history's intervals). */
@@ -157,6 +160,9 @@ final class Campaign {
 
         void failure(String node, FailureKind kind, String detail) {
             failures.get(kind).increment();
+            String nodeOnly = node.contains("/") ? node.substring(0, node.indexOf('/')) : node;
+            failuresByNode.computeIfAbsent(nodeOnly, n -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(kind, k -> new LongAdder()).increment();
             if (kind == FailureKind.UNTYPED && untyped.size() < 10) {
                 untyped.add(node + ": " + detail);
             }
@@ -228,15 +234,33 @@ final class Campaign {
             }
             Map<String, Long> before = new ConcurrentHashMap<>();
             everyNode.forEach(node -> before.put(node, grantsOf(node)));
+            Map<String, Map<FailureKind, Long>> failedBefore = failuresByNode();
+            long childLinesBefore = child.linesRead();
+            java.util.function.Predicate<String> grantedAgain = node -> grantsOf(node) > before.get(node);
             try {
                 await("every node granted again after the faults stopped").atMost(LIVENESS_TIMEOUT)
                         .pollInterval(Duration.ofMillis(50))
-                        .until(() -> everyNode.stream().allMatch(node -> grantsOf(node) > before.get(node)));
+                        .until(() -> everyNode.stream().allMatch(grantedAgain));
                 livenessMillis = (System.nanoTime() - healed) / 1_000_000;
             }
             catch (org.awaitility.core.ConditionTimeoutException ex) {
+                Map<String, Map<FailureKind, Long>> failedAfter = failuresByNode();
+                StringBuilder idle = new StringBuilder();
+                for (String node : everyNode) {
+                    if (!grantedAgain.test(node)) {
+                        Map<FailureKind, Long> since = new EnumMap<>(FailureKind.class);
+                        failedAfter.getOrDefault(node, Map.of()).forEach((kind, count) -> since.put(kind,
+                                count - failedBefore.getOrDefault(node, Map.of()).getOrDefault(kind, 0L)));
+                        idle.append("; ").append(node).append(" failed since: ").append(since);
+                        if (node.equals(child.name())) {
+                            idle.append(", printed ").append(child.linesRead() - childLinesBefore)
+                                    .append(" lines since; ").append(child.describe());
+                        }
+                    }
+                }
                 violations.add("liveness: not every node was granted a lock within " + LIVENESS_TIMEOUT
-                        + " of the faults stopping: grants by node " + grantsByNode);
+                        + " of the faults stopping: grants by node " + grantsByNode + idle
+                        + (nemesisErrors.isEmpty() ? "" : "; faults not injected or healed: " + nemesisErrors));
             }
         }
         finally {
@@ -361,6 +385,16 @@ final class Campaign {
             }
         }
         return 100.0 * granted.cardinality() / windows;
+    }
+
+    private Map<String, Map<FailureKind, Long>> failuresByNode() {
+        Map<String, Map<FailureKind, Long>> counts = new java.util.HashMap<>();
+        failuresByNode.forEach((node, kinds) -> {
+            Map<FailureKind, Long> byKind = new EnumMap<>(FailureKind.class);
+            kinds.forEach((kind, count) -> byKind.put(kind, count.sum()));
+            counts.put(node, byKind);
+        });
+        return counts;
     }
 
     private long grantsOf(String node) {
