@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -82,8 +83,13 @@ final class ShardedReleaseSubscriber implements ReleaseNotifications {
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
             Runnable now = round;
-            if (slots.reconnected(reconnected) && now != null && !reconciler.isShutdown()) {
-                reconciler.execute(now);
+            if (slots.reconnected(reconnected) && now != null) {
+                try {
+                    reconciler.execute(now);
+                }
+                catch (RejectedExecutionException closed) {
+                    // Closing: nothing to subscribe any more (and nothing may fail Lettuce's connection event).
+                }
             }
         }
     };
