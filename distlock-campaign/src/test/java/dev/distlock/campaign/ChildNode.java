@@ -4,6 +4,8 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.test.support.HolderJvm;
 import org.jspecify.annotations.Nullable;
@@ -62,9 +65,9 @@ final class ChildNode implements AutoCloseable {
     private volatile boolean paused;
 
     /** The lines of the JVM's output read so far, and the last few, for a liveness violation's message. */
-    private final java.util.concurrent.atomic.AtomicLong linesRead = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong linesRead = new AtomicLong();
 
-    private final java.util.Deque<String> lastLines = new java.util.ArrayDeque<>();
+    private final Deque<String> lastLines = new ArrayDeque<>();
 
     ChildNode(String node, Campaign.Recorder recorder, String... args) {
         this.node = node;
@@ -232,7 +235,8 @@ final class ChildNode implements AutoCloseable {
      */
     String describe() {
         StringBuilder text = new StringBuilder(node).append(" (pid ").append(jvm.pid())
-                .append(jvm.isAlive() ? ", running" : ", ended").append(paused ? ", frozen" : "").append(")");
+                .append(jvm.isAlive() ? ", running" : ", ended").append(paused ? ", frozen" : "")
+                .append(", process state ").append(processState()).append(")");
         synchronized (lastLines) {
             text.append(", last lines (µs) ").append(lastLines);
         }
@@ -240,6 +244,17 @@ final class ChildNode implements AutoCloseable {
             text.append(", threads: ").append(workerThreads());
         }
         return text.toString();
+    }
+
+    /** @return the process' state letter from {@code /proc} ({@code T} stopped), or why there is none */
+    private String processState() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(jvm.pid()), "stat"));
+            return String.valueOf(stat.charAt(stat.lastIndexOf(')') + 2));
+        }
+        catch (IOException | RuntimeException ex) {
+            return "unknown (" + ex.getClass().getSimpleName() + ")";
+        }
     }
 
     /** @return each worker's and yielder's state and its topmost frames of distlock's code */
@@ -255,7 +270,8 @@ final class ChildNode implements AutoCloseable {
             }
             StringBuilder threads = new StringBuilder();
             int frames = 0;
-            for (String line : Files.readAllLines(dump)) {
+            List<String> lines = Files.readAllLines(dump);
+            for (String line : lines) {
                 if (line.startsWith("\"")) {
                     boolean worker = line.startsWith("\"worker-") || line.startsWith("\"campaign-");
                     frames = worker ? 3 : 0;
@@ -271,7 +287,8 @@ final class ChildNode implements AutoCloseable {
                     frames--;
                 }
             }
-            return threads.toString();
+            return threads.isEmpty() ? "none in jcmd's answer " + lines.stream().limit(2).toList()
+                    : threads.toString();
         }
         catch (IOException ex) {
             return "no thread dump: " + ex;
