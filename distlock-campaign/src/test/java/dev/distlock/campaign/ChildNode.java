@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.distlock.embedded.ProcessSignals;
 import dev.distlock.test.support.HolderJvm;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -236,7 +237,7 @@ final class ChildNode implements AutoCloseable {
     String describe() {
         StringBuilder text = new StringBuilder(node).append(" (pid ").append(jvm.pid())
                 .append(jvm.isAlive() ? ", running" : ", ended").append(paused ? ", frozen" : "")
-                .append(", process state ").append(processState()).append(")");
+                .append(", process state ").append(ProcessSignals.state(jvm.pid())).append(")");
         synchronized (lastLines) {
             text.append(", last lines (µs) ").append(lastLines);
         }
@@ -244,17 +245,6 @@ final class ChildNode implements AutoCloseable {
             text.append(", threads: ").append(workerThreads());
         }
         return text.toString();
-    }
-
-    /** @return the process' state letter from {@code /proc} ({@code T} stopped), or why there is none */
-    private String processState() {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(jvm.pid()), "stat"));
-            return String.valueOf(stat.charAt(stat.lastIndexOf(')') + 2));
-        }
-        catch (IOException | RuntimeException ex) {
-            return "unknown (" + ex.getClass().getSimpleName() + ")";
-        }
     }
 
     /** @return each worker's and yielder's state and its topmost frames of distlock's code */

@@ -90,15 +90,35 @@ public final class ProcessSignals {
         }
     }
 
-    /** @return {@code tid:state} from a thread's stat line, whose name field may hold spaces and parentheses */
+    /**
+     * A process's state from {@code /proc}, for a message that must say whether it is frozen.
+     *
+     * @param pid the process
+     * @return its state letter ({@code R} running, {@code S} sleeping, {@code T} stopped, ...), or why there is none
+     */
+    public static String state(long pid) {
+        try {
+            return String.valueOf(stateLetter(Path.of("/proc", Long.toString(pid))));
+        }
+        catch (IOException | RuntimeException ex) {
+            return "unknown (" + ex.getClass().getSimpleName() + ")";
+        }
+    }
+
+    /** @return {@code tid:state} of one of {@code /proc/<pid>/task}'s threads, empty once it has exited */
     private static String state(Path thread) {
         try {
-            String stat = Files.readString(thread.resolve("stat"));
-            return thread.getFileName() + ":" + stat.charAt(stat.lastIndexOf(')') + 2);
+            return thread.getFileName() + ":" + stateLetter(thread);
         }
         catch (IOException ex) {
             return ""; // the thread has exited
         }
+    }
+
+    /** @return the state field of a process's or thread's stat line, whose name field may hold spaces and ')' */
+    private static char stateLetter(Path processOrThread) throws IOException {
+        String stat = Files.readString(processOrThread.resolve("stat"));
+        return stat.charAt(stat.lastIndexOf(')') + 2);
     }
 
     /** @return whether the signal was sent, false if the process had already exited */

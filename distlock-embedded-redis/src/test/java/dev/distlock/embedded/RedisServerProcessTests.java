@@ -87,11 +87,8 @@ class RedisServerProcessTests {
             Files.writeString(fakeTasks.resolve("1").resolve("stat"), "1 (a thread) R 0");
             assertThatThrownBy(() -> ProcessSignals.freeze(sleeper.pid(), fakeTasks, Duration.ofMillis(200)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("to stop");
-            Path state = Path.of("/proc", Long.toString(sleeper.pid()), "stat");
-            await("the process thawed").atMost(Duration.ofSeconds(5)).until(() -> {
-                String line = Files.readString(state);
-                return line.charAt(line.lastIndexOf(')') + 2) != 'T';
-            });
+            await("the process thawed").atMost(Duration.ofSeconds(5))
+                    .until(() -> !ProcessSignals.state(sleeper.pid()).equals("T"));
             assertThat(ProcessSignals.runningThreads(Path.of("/proc", Long.toString(sleeper.pid()), "task")))
                     .as("threads of the process after the failed freeze").isNotEmpty();
         }
