@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.distlock.LockUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -82,6 +83,10 @@ final class LocalQueues {
     record HandOver(String handedTo, long fencingToken, long handedAtMicros, long windowMillis) {
     }
 
+    /** An attempt that failed in the store: when ({@link System#nanoTime()}) and what its thread was told. */
+    record Failure(long atNanos, LockUnavailableException cause) {
+    }
+
     /** Time after a hand-over window's end at which the other waiters try, so that its own waiter wins on time. */
     private static final long HAND_OVER_SLACK_NANOS = 2_000_000L;
 
@@ -135,6 +140,9 @@ final class LocalQueues {
 
         /** A lease its holder left for the next local thread ({@link LocalHandOff}). */
         private final AtomicReference<@Nullable StoreLease> leftLease = new AtomicReference<>();
+
+        /** The last attempt of this name that failed in the store, for the waiters queued when it failed; or null. */
+        private volatile @Nullable Failure lastFailure;
 
         /** Local hand-offs since the lock came from the store; turn holder only. */
         private int streakCount;
@@ -241,6 +249,24 @@ final class LocalQueues {
         void clearWakeUp() {
             tryNow = false;
             recheckAtNanos = 0;
+        }
+
+        /**
+         * The competitor's attempt failed (the store did not answer in time, or failed): the threads queued behind
+         * it fail with it when their turn comes, rather than each wait for the store in turn (on a hung store, one
+         * {@code distlock.command-timeout} per waiter). Set before the turn is passed on.
+         */
+        void failed(LockUnavailableException failure) {
+            lastFailure = new Failure(System.nanoTime(), failure);
+        }
+
+        /**
+         * @param queuedAtNanos when the calling thread joined the queue
+         * @return the failure of an attempt that ended after then, or null (the thread tries the store itself)
+         */
+        @Nullable Failure failedSince(long queuedAtNanos) {
+            Failure last = lastFailure;
+            return last != null && last.atNanos() - queuedAtNanos >= 0 ? last : null;
         }
 
         /** A local hand-off: the lease waits here for the next thread of this JVM. */

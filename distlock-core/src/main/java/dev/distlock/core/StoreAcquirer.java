@@ -1,10 +1,12 @@
 package dev.distlock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.LockException;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.Waiting;
@@ -52,6 +54,7 @@ final class StoreAcquirer {
      */
     @Nullable LeaseHandle acquire(LockRequest request, long deadline) {
         LocalQueues.Entry entry = queues.join(request.name(), request.sharesName());
+        long queuedAt = System.nanoTime();
         LeaseHandle handle = null;
         try {
             if (!entry.awaitTurn(deadline - System.nanoTime())) {
@@ -68,7 +71,19 @@ final class StoreAcquirer {
                 }
                 handle = handOff.take(service, entry, request, service::returnToStore);
                 if (handle == null) {
-                    handle = compete(request, entry, deadline);
+                    LocalQueues.Failure failedAhead = entry.failedSince(queuedAt);
+                    if (failedAhead != null) {
+                        throw failedAhead(request, failedAhead);
+                    }
+                    try {
+                        handle = compete(request, entry, deadline);
+                    }
+                    catch (LockUnavailableException ex) {
+                        if (!Thread.currentThread().isInterrupted()) { // an interrupt is this thread's, not the store's
+                            entry.failed(ex);
+                        }
+                        throw ex;
+                    }
                 }
             }
             finally {
@@ -88,6 +103,19 @@ final class StoreAcquirer {
             }
         }
         return handle;
+    }
+
+    /**
+     * The store failed the attempt of the thread ahead of this one in the queue while this one waited: this one fails
+     * with it, without an attempt of its own (the store was asked about this name and did not answer; asking again
+     * at once would mostly cost each queued thread one more {@code distlock.command-timeout}). Threads that queue
+     * after the failure try the store themselves.
+     */
+    private static LockUnavailableException failedAhead(LockRequest request, LocalQueues.Failure failure) {
+        return new LockUnavailableException("Lock '" + request.name() + "' not attempted: the attempt of the thread"
+                + " ahead of this one in this instance's queue for it failed "
+                + (System.nanoTime() - failure.atNanos()) / 1_000_000L + " ms ago, while this one waited ("
+                + failure.cause().getMessage() + ")", List.of(request.name()), null, null, failure.cause());
     }
 
     private @Nullable LeaseHandle compete(LockRequest request, LocalQueues.Entry entry, long deadline) {

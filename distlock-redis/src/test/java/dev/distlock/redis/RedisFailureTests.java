@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -87,6 +88,45 @@ class RedisFailureTests {
         assertThat(ran).isFalse();
         server.resume();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> a.lock("paused").unlock());
+    }
+
+    /**
+     * Four threads of one instance wait for a lock another instance holds; Redis then hangs. The one asking Redis
+     * fails after one command timeout, and the three queued behind it fail with it, without an attempt each (which
+     * made the last of them wait four command timeouts, and more with a longer wait time).
+     */
+    @Test
+    void threadsQueuedBehindAnAttemptRedisDidNotAnswerFailWithIt() throws Exception {
+        StoreLockService holder = node();
+        StoreLockService a = node();
+        LockHandle held = holder.lock("queued", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30)));
+        List<Thread> waiters = new ArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Thread waiter = new Thread(() -> {
+                try {
+                    a.lock("queued", LockOptions.defaults().withWaitTime(Duration.ofSeconds(30))).unlock();
+                }
+                catch (RuntimeException ex) {
+                    failures.add(ex);
+                }
+            }, "waiter-" + i);
+            waiter.start();
+            waiters.add(waiter);
+        }
+        // All four are parked: one between its refused attempts, three in the instance's queue for the name.
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiters.stream()
+                .allMatch(waiter -> waiter.getState() == Thread.State.TIMED_WAITING));
+        server.pause();
+        for (Thread waiter : waiters) {
+            waiter.join(Duration.ofSeconds(20).toMillis());
+        }
+        assertThat(failures).hasSize(4).allMatch(LockUnavailableException.class::isInstance);
+        assertThat(failures).filteredOn(failure -> failure.getMessage().contains("did not answer"))
+                .as("failures, of which only the first asked Redis").hasSize(4)
+                .filteredOn(failure -> failure.getMessage().contains("not attempted")).hasSize(3);
+        server.resume();
+        held.unlock();
     }
 
     @Test
