@@ -53,11 +53,17 @@ final class LocalQueues {
      * A lock was released somewhere: wake this JVM's competitors for it. The one the store handed the lock to tries
      * at once; the others try when the store hand-over's window ends (if its waiter is gone, they must not wait for
      * their next re-check).
+     *
+     * @return how many competitors were woken (a hand-over to another wakes one only to bring its re-check forward)
      */
-    void released(String name, @Nullable String handedTo, long handOverMillis) {
+    int released(String name, @Nullable String handedTo, long handOverMillis) {
         long recheckAt = System.nanoTime() + handOverMillis * 1_000_000L + HAND_OVER_SLACK_NANOS;
-        wake(entries.get(new Key(name, false)), handedTo, recheckAt);
-        wake(entries.get(new Key(name, true)), handedTo, recheckAt);
+        return wake(entries.get(new Key(name, false)), handedTo, recheckAt)
+                + wake(entries.get(new Key(name, true)), handedTo, recheckAt);
+    }
+
+    private static int wake(@Nullable Entry entry, @Nullable String handedTo, long recheckAt) {
+        return entry != null && entry.released(handedTo, recheckAt) ? 1 : 0;
     }
 
     /**
@@ -89,12 +95,6 @@ final class LocalQueues {
 
     /** Time after a hand-over window's end at which the other waiters try, so that its own waiter wins on time. */
     private static final long HAND_OVER_SLACK_NANOS = 2_000_000L;
-
-    private static void wake(@Nullable Entry entry, @Nullable String handedTo, long recheckAt) {
-        if (entry != null) {
-            entry.released(handedTo, recheckAt);
-        }
-    }
 
     /** Wakes every thread waiting in the store, so that it sees at once that the service is shutting down. */
     void wakeAll() {
@@ -162,11 +162,7 @@ final class LocalQueues {
             return key.shared();
         }
 
-        /**
-         * Waits, in arrival order, until this thread is the one of this JVM that competes for the lock.
-         *
-         * @return false when the time ran out first
-         */
+        /** Waits, in arrival order, until this thread is the JVM's one to compete; false when time ran out first. */
         boolean awaitTurn(long timeoutNanos) throws InterruptedException {
             return turn.tryAcquire(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
         }
@@ -196,18 +192,23 @@ final class LocalQueues {
         }
 
         /** A release somewhere: the waiter it was handed to tries now, the others at {@code recheckAt}. */
-        private void released(@Nullable String handedTo, long recheckAt) {
+        private boolean released(@Nullable String handedTo, long recheckAt) {
             Thread waiting = competitor;
             if (waiting == null) {
-                return;
+                return false;
             }
             if (handedTo == null || handedTo.equals(competitorToken)) {
                 tryNow = true;
             }
             else {
+                long earlier = recheckAtNanos;
                 recheckAtNanos = recheckAt;
+                if (earlier != 0 && recheckAt - earlier >= 0) {
+                    return false; // it wakes by the earlier re-check and reads this one then
+                }
             }
             LockSupport.unpark(waiting);
+            return true;
         }
 
         /** Keeps the hand-over for the competitor it is for (set before the wake-up that follows reads it). */
