@@ -150,9 +150,10 @@ public final class MemcachedLockStore implements LockStore {
     @Override
     public CompletionStage<Void> cancel(LockRequest request) {
         busyAnswers.remove(request.ownerToken());
-        // The attempt's add may be granted after the undo looked for its CAS (both on one connection, in order):
-        // forget it once the undo is done, as no lease will release by it.
-        return undo(request, 40).whenComplete((done, failure) -> addedItems.take(request.ownerToken()));
+        // The engine sends a cancel only once the attempt's stage is done (LockStore), so the add's CAS, if it was
+        // kept, is kept by now: the undo's release takes it (a cancel sent while the attempt still ran could miss
+        // it, as Folsom completes the replies on a pool, in no set order).
+        return undo(request, 40);
     }
 
     private CompletionStage<Void> undo(LockRequest request, int tries) {
