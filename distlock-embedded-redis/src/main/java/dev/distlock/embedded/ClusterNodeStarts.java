@@ -40,10 +40,10 @@ final class ClusterNodeStarts {
         return builder;
     }
 
-    /** A free port whose bus port (port + 10000) is free as well. */
+    /** A free port whose bus port (port + 10000) is free as well, both below the ephemeral range (LoopbackPorts). */
     private static int freeClusterPort() {
         for (int attempt = 0; attempt < 200; attempt++) {
-            int port = LoopbackPorts.free();
+            int port = LoopbackPorts.freeBelow(LoopbackPorts.ephemeralStart() - BUS_OFFSET);
             if (port + BUS_OFFSET <= 65535 && LoopbackPorts.isFree(port + BUS_OFFSET)) {
                 return port;
             }

@@ -20,7 +20,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import dev.distlock.embedded.ProcessSignals;
-import dev.distlock.test.support.FreePorts;
+import dev.distlock.embedded.LoopbackPorts;
 import io.etcd.jetcd.Client;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
@@ -110,8 +110,8 @@ public final class EtcdTestCluster implements AutoCloseable {
             Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : null;
             Path directory = base != null ? Files.createTempDirectory(base, "distlock-etcd")
                     : Files.createTempDirectory("distlock-etcd");
-            // Client and peer ports chosen at once, so that no two are the same (FreePorts).
-            int[] ports = FreePorts.distinct(2 * size);
+            // Client and peer ports chosen at once, so that no two are the same (LoopbackPorts).
+            int[] ports = LoopbackPorts.distinct(2 * size);
             List<Member> members = IntStream.range(0, size)
                     .mapToObj(i -> new Member("m" + i, ports[2 * i], ports[2 * i + 1])).toList();
             EtcdTestCluster cluster = new EtcdTestCluster(binary.get(), directory, members);

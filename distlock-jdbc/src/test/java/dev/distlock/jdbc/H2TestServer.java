@@ -1,6 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -11,6 +10,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.embedded.LoopbackPorts;
 import org.h2.tools.Server;
 
 /**
@@ -38,18 +38,12 @@ final class H2TestServer implements AutoCloseable {
         try {
             this.keeper = DriverManager.getConnection("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1" + mode, "sa",
                     "");
-            this.port = freePort();
+            this.port = LoopbackPorts.free();
         }
         catch (Exception ex) {
             throw new IllegalStateException(ex);
         }
         start();
-    }
-
-    static int freePort() throws java.io.IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     /** @return the URL nodes connect with */

@@ -11,7 +11,7 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.LockStore;
-import dev.distlock.test.support.FreePorts;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.test.support.RawCycle;
 import dev.distlock.test.support.StoreFixture;
 import org.h2.tools.Server;
@@ -137,7 +137,7 @@ public final class JdbcFixtures implements StoreFixture.Provider {
             // Keeps the in-memory database open between calls (it would vanish with its last connection).
             Connection keeper = DriverManager.getConnection("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1", "sa",
                     "");
-            Server server = Server.createTcpServer("-tcpPort", String.valueOf(FreePorts.distinct(1)[0]), "-ifExists").start();
+            Server server = Server.createTcpServer("-tcpPort", String.valueOf(LoopbackPorts.free()), "-ifExists").start();
             H2 h2 = new H2(keeper, database, server);
             createTable(h2.url(), "sa");
             return h2;

@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.embedded.ProcessSignals;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
@@ -113,7 +114,7 @@ final class MariaDbTestServer {
                     "--auth-root-authentication-method=normal"));
             install.addAll(asRoot);
             run(directory, install);
-            int port = H2TestServer.freePort();
+            int port = LoopbackPorts.free();
             List<String> command = new ArrayList<>(List.of(server.get().toString(), "--no-defaults",
                     "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + port, "--bind-address=127.0.0.1",
                     "--socket=" + directory.resolve("mariadb.sock"), "--pid-file=" + directory.resolve("mariadb.pid"),

@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.embedded.LoopbackPorts;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,7 +103,7 @@ public final class PostgresTestServer implements AutoCloseable {
                 Files.setOwner(directory, users.lookupPrincipalByName(user));
                 runAs = List.of("runuser", "-u", user, "--");
             }
-            PostgresTestServer server = new PostgresTestServer(binaries.get(), directory, H2TestServer.freePort(),
+            PostgresTestServer server = new PostgresTestServer(binaries.get(), directory, LoopbackPorts.free(),
                     runAs, durable);
             server.run(Duration.ofMinutes(2), "initdb", "-D", server.data(), "-U", "postgres", "-A", "trust",
                     "-E", "UTF8", "--locale=C", "--no-sync");

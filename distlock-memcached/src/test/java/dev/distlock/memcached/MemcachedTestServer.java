@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.distlock.embedded.ProcessSignals;
-import dev.distlock.test.support.FreePorts;
+import dev.distlock.embedded.LoopbackPorts;
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,7 +99,7 @@ public final class MemcachedTestServer implements AutoCloseable {
             log.warn(MISSING);
         }
         Assumptions.assumeTrue(binary.isPresent(), MISSING);
-        return new MemcachedTestServer(binary.get(), FreePorts.distinct(1)[0], evictions, megabytes);
+        return new MemcachedTestServer(binary.get(), LoopbackPorts.free(), evictions, megabytes);
     }
 
     private Process launch() {

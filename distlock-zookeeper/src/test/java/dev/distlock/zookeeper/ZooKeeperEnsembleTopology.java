@@ -10,7 +10,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.distlock.test.support.FreePorts;
+import dev.distlock.embedded.LoopbackPorts;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
@@ -31,7 +31,7 @@ final class ZooKeeperEnsembleTopology implements CampaignTopology {
 
     ZooKeeperEnsembleTopology() {
         // Distinct ports chosen at once: Curator's own choice, one port at a time, can repeat one.
-        int[] free = FreePorts.distinct(9);
+        int[] free = LoopbackPorts.distinct(9);
         for (int id = 1; id <= 3; id++) {
             int at = 3 * (id - 1);
             specs.add(new InstanceSpec(null, free[at], free[at + 1], free[at + 2], true, id, 300, -1));

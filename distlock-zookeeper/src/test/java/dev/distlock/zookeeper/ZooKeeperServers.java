@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
-import dev.distlock.test.support.FreePorts;
+import dev.distlock.embedded.LoopbackPorts;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -47,11 +47,11 @@ final class ZooKeeperServers {
 
     /**
      * @return a started ensemble of that many servers, on distinct ports (Curator's own choice, one port at a time,
-     *         can repeat one: {@link FreePorts})
+     *         can repeat one: {@link LoopbackPorts})
      */
     static TestingCluster cluster(int servers) {
         InstanceSpec[] specs = new InstanceSpec[servers];
-        int[] ports = FreePorts.distinct(3 * servers);
+        int[] ports = LoopbackPorts.distinct(3 * servers);
         for (int i = 0; i < servers; i++) {
             specs[i] = new InstanceSpec(null, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2], true, i + 1,
                     TICK_MILLIS, -1);
