@@ -1,8 +1,6 @@
 package dev.distlock.benchmarks;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +9,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+
+import dev.distlock.embedded.LoopbackPorts;
 
 /**
  * The sample app's instances of workload K: {@code java -jar sample-app.jar} processes on free loopback ports, all on
@@ -80,7 +80,7 @@ final class SampleInstances implements AutoCloseable {
     }
 
     private void launch(Path jar, RedisTarget redis, int index) throws IOException {
-        int port = freePort();
+        int port = LoopbackPorts.free();
         Path log = dir.resolve("instance-" + index + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Full JIT (no TieredStopAtLevel=1 as in flash-sale.sh, which only speeds up the start): the sale is measured.
@@ -119,13 +119,6 @@ final class SampleInstances implements AutoCloseable {
                         + " sample instances registered as live within 30 s");
             }
             Thread.sleep(250);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.bind(new InetSocketAddress("127.0.0.1", 0));
-            return socket.getLocalPort();
         }
     }
 

@@ -2,7 +2,6 @@ package dev.distlock.sample.etcd;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.embedded.OwnSession;
 import dev.distlock.sample.EmbeddedServerLauncher;
 import org.jspecify.annotations.Nullable;
@@ -80,7 +80,7 @@ public class EmbeddedEtcdLauncher extends EmbeddedServerLauncher<Process> {
         String client = "http://127.0.0.1:" + port;
         try {
             Files.createDirectories(dataDir.getParent());
-            int peerPort = freePort();
+            int peerPort = LoopbackPorts.free();
             String peer = "http://127.0.0.1:" + peerPort;
             // A session of its own: Ctrl-C in the sample's terminal must not stop etcd before distlock released.
             Process process = new ProcessBuilder(OwnSession.command(List.of(binary.toString(), "--name", "sample",
@@ -133,12 +133,6 @@ public class EmbeddedEtcdLauncher extends EmbeddedServerLauncher<Process> {
                 : Stream.concat(Stream.of("/usr/bin/etcd"), Stream.of(System.getenv()
                         .getOrDefault("PATH", "").split(File.pathSeparator)).map(dir -> dir + "/etcd"));
         return candidates.map(Path::of).filter(Files::isExecutable).findFirst();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     @Override
