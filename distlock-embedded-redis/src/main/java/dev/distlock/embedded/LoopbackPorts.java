@@ -86,7 +86,8 @@ public final class LoopbackPorts {
 
     private static int readEphemeralStart() {
         try {
-            // By lines: Files.readString trusts the file's size, which /proc gives as 0, and read "3" of "32768 60999".
+            // Not Files.readString: for a size-0 file it reads one byte, then reads on from offset 1, where a sysctl
+            // file answers nothing; it read "3" of "32768 60999". A buffered reader asks for a whole block at once.
             String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
             return Integer.parseInt(range.split("\\s+")[0]);
         }
