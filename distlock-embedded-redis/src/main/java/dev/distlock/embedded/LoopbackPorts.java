@@ -142,9 +142,9 @@ public final class LoopbackPorts {
 
     /**
      * @param port a port
-     * @return true when a TCP connection to it could be opened within 500 ms
+     * @return true when something accepts TCP connections on it (one could be opened within 500 ms)
      */
-    static boolean isListening(int port) {
+    public static boolean isListening(int port) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
             return true;

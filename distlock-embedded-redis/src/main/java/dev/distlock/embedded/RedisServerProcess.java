@@ -63,19 +63,6 @@ public final class RedisServerProcess implements AutoCloseable {
         return new Builder();
     }
 
-    /** @return a loopback port that nothing listened on a moment ago */
-    public static int freePort() {
-        return LoopbackPorts.free();
-    }
-
-    /**
-     * @param port the loopback port
-     * @return true when something accepts TCP connections on it (a connection could be opened)
-     */
-    public static boolean isListening(int port) {
-        return LoopbackPorts.isListening(port);
-    }
-
     /** @return the TCP port */
     public int port() {
         return lifecycle.port();

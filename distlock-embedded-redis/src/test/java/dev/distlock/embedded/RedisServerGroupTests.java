@@ -20,7 +20,7 @@ class RedisServerGroupTests {
             assertThat(group.server(1).call("GET", "k")).as("independent data sets").isNull();
 
             RedisServerProcess killed = group.kill(1);
-            assertThat(RedisServerProcess.isListening(killed.port())).isFalse();
+            assertThat(LoopbackPorts.isListening(killed.port())).isFalse();
             RedisServerProcess paused = group.pause(2);
             assertThatThrownBy(() -> paused.call("PING")).isInstanceOf(UncheckedIOException.class);
             assertThat(group.server(3).call("PING")).isEqualTo("PONG");

@@ -60,7 +60,7 @@ class RedisServerProcessTests {
         long pidBefore = second.pid();
         second.kill();
         assertThat(second.isRunning()).isFalse();
-        assertThat(RedisServerProcess.isListening(second.port())).isFalse();
+        assertThat(LoopbackPorts.isListening(second.port())).isFalse();
         assertThatThrownBy(() -> two.opsForValue().get("k")).isInstanceOfAny(RedisConnectionFailureException.class,
                 org.springframework.dao.QueryTimeoutException.class);
 

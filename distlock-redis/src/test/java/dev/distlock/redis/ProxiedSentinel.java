@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.test.support.FaultProxy;
 import dev.distlock.test.support.campaign.FakedClock;
@@ -62,7 +63,7 @@ final class ProxiedSentinel implements AutoCloseable {
     ProxiedSentinel(List<FakedClock> clocks) {
         try {
             for (int i = 0; i < 3; i++) {
-                int port = RedisServerProcess.freePort();
+                int port = LoopbackPorts.free();
                 FaultProxy proxy = FaultProxy.start("redis-" + i, port);
                 proxies.add(proxy);
                 RedisServerProcess.Builder builder = RedisServerProcess.builder().port(port).args(DATA_ARGS)
@@ -87,7 +88,7 @@ final class ProxiedSentinel implements AutoCloseable {
     private void startSentinels() {
         List<Integer> ports = new ArrayList<>();
         while (ports.size() < 3) {
-            int port = RedisServerProcess.freePort();
+            int port = LoopbackPorts.free();
             if (!ports.contains(port)) {
                 ports.add(port);
             }

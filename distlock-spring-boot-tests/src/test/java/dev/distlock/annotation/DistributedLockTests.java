@@ -35,7 +35,7 @@ import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.core.LockConfig;
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.listener.LockListener;
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.test.InMemoryLockService;
@@ -98,7 +98,7 @@ class DistributedLockTests {
                         DistlockRedisAutoConfiguration.class, DistlockAutoConfiguration.class,
                         DistlockAnnotationAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=127.0.0.1",
-                        "spring.data.redis.port=" + RedisServerProcess.freePort())
+                        "spring.data.redis.port=" + LoopbackPorts.free())
                 .withUserConfiguration(LockedBeans.Config.class);
     }
 

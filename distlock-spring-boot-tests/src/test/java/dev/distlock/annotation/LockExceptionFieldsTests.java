@@ -13,7 +13,7 @@ import dev.distlock.autoconfigure.DistlockAnnotationAutoConfiguration;
 import dev.distlock.autoconfigure.DistlockAutoConfiguration;
 import dev.distlock.core.LockConfig;
 import dev.distlock.core.StoreLockService;
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.memory.InMemoryLockStore;
 import dev.distlock.redis.autoconfigure.DistlockRedisAutoConfiguration;
 import dev.distlock.test.InMemoryLockService;
@@ -117,7 +117,7 @@ class LockExceptionFieldsTests {
                         DistlockAnnotationAutoConfiguration.class))
                 // A real Redis client pointed at a port where no Redis listens.
                 .withPropertyValues("spring.data.redis.host=127.0.0.1",
-                        "spring.data.redis.port=" + RedisServerProcess.freePort(), "distlock.wait-time=1s")
+                        "spring.data.redis.port=" + LoopbackPorts.free(), "distlock.wait-time=1s")
                 .withBean(StockService.class)
                 .run(context -> {
                     LockUnavailableException down = catchThrowableOfType(LockUnavailableException.class,

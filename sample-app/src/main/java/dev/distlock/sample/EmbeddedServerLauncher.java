@@ -1,10 +1,9 @@
 package dev.distlock.sample;
 
-import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.UnknownHostException;
+
+import dev.distlock.embedded.LoopbackPorts;
 
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -96,13 +95,7 @@ public abstract class EmbeddedServerLauncher<S> implements SmartApplicationListe
      * @return whether something accepts connections on it
      */
     protected static boolean isListening(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
+        return LoopbackPorts.isListening(port);
     }
 
     /**

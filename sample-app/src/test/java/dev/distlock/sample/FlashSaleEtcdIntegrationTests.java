@@ -3,7 +3,7 @@ package dev.distlock.sample;
 import java.nio.file.Path;
 import java.util.UUID;
 
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.etcd.EtcdLockStore;
 import dev.distlock.sample.etcd.EmbeddedEtcdLauncher;
 import dev.distlock.spi.LockStore;
@@ -38,7 +38,7 @@ class FlashSaleEtcdIntegrationTests {
 
     @Test
     void withTheLockOnEtcdTwoInstancesSellExactlyTheStock() throws Exception {
-        int etcdPort = RedisServerProcess.freePort();
+        int etcdPort = LoopbackPorts.free();
         String database = "jdbc:h2:mem:flash-etcd-" + UUID.randomUUID()
                 + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
         try (FlashSale sale = FlashSale.onTwoInstances("--distlock.store=etcd",
@@ -49,7 +49,7 @@ class FlashSaleEtcdIntegrationTests {
             assertThat(sale.get(1, "/actuator/health").statusCode()).as("healthy without any Redis").isEqualTo(200);
             sale.run().assertExactlyTheStockSold();
         }
-        assertThat(RedisServerProcess.isListening(etcdPort)).as("the local etcd stopped with its instance")
+        assertThat(LoopbackPorts.isListening(etcdPort)).as("the local etcd stopped with its instance")
                 .isFalse();
     }
 }

@@ -2,7 +2,7 @@ package dev.distlock.sample;
 
 import java.nio.file.Path;
 
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.jdbc.JdbcLockStore;
 import dev.distlock.spi.LockStore;
 import org.junit.jupiter.api.Test;
@@ -25,10 +25,10 @@ class FlashSaleJdbcIntegrationTests {
 
     @Test
     void twoInstancesLockingInTheirDatabaseSellExactlyTheStock(@TempDir Path data) throws Exception {
-        int redisPort = RedisServerProcess.freePort();
+        int redisPort = LoopbackPorts.free();
         try (FlashSale sale = FlashSale.onTwoInstances("--distlock.store=jdbc", "--sample.data-dir=" + data,
                 "--spring.data.redis.port=" + redisPort)) {
-            assertThat(RedisServerProcess.isListening(redisPort)).as("no Redis started for the JDBC store").isFalse();
+            assertThat(LoopbackPorts.isListening(redisPort)).as("no Redis started for the JDBC store").isFalse();
             assertThat(sale.instances()).allSatisfy(instance -> assertThat(instance.getBean(LockStore.class))
                     .isInstanceOf(JdbcLockStore.class));
             FlashSale.Result result = sale.run();

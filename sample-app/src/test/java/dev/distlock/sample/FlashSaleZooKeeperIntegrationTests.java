@@ -3,7 +3,7 @@ package dev.distlock.sample;
 import java.nio.file.Path;
 import java.util.UUID;
 
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.spi.LockStore;
 import dev.distlock.zookeeper.ZooKeeperLockStore;
 import org.junit.jupiter.api.Test;
@@ -24,7 +24,7 @@ class FlashSaleZooKeeperIntegrationTests {
 
     @Test
     void withTheLockOnZooKeeperTwoInstancesSellExactlyTheStock() throws Exception {
-        int zooKeeperPort = RedisServerProcess.freePort();
+        int zooKeeperPort = LoopbackPorts.free();
         String database = "jdbc:h2:mem:flash-zk-" + UUID.randomUUID()
                 + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
         try (FlashSale sale = FlashSale.onTwoInstances("--distlock.store=zookeeper",
@@ -35,7 +35,7 @@ class FlashSaleZooKeeperIntegrationTests {
             assertThat(sale.get(1, "/actuator/health").statusCode()).as("healthy without any Redis").isEqualTo(200);
             sale.run().assertExactlyTheStockSold();
         }
-        assertThat(RedisServerProcess.isListening(zooKeeperPort)).as("the embedded ZooKeeper stopped with its instance")
+        assertThat(LoopbackPorts.isListening(zooKeeperPort)).as("the embedded ZooKeeper stopped with its instance")
                 .isFalse();
     }
 }

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +44,7 @@ class SampleLifecycleTests {
     @Test
     void startUpPrintsThePageAndASignalToItsProcessGroupReleasesLocksBeforeTheEmbeddedRedisStops() throws Exception {
         boolean ownGroup = Files.isExecutable(SETSID);
-        int redisPort = RedisServerProcess.freePort();
+        int redisPort = LoopbackPorts.free();
         Path log = dir.resolve("sample.log");
         // With setsid, a process group of its own that it leads (its pid is the group's id), as a shell's job has.
         Process sample = start(ownGroup ? List.of(SETSID.toString()) : List.of(), redisPort, log);
@@ -106,7 +106,7 @@ class SampleLifecycleTests {
                 .doesNotContainPattern("(?m)^\\S+\\s+(WARN|ERROR) .* (dev\\.distlock\\.(core|redis)|i\\.l\\.core|io\\.lettuce)");
         assertThat(shutdown.indexOf("Stopping the embedded Redis"))
                 .isGreaterThan(shutdown.indexOf("gives up the leadership"));
-        assertThat(RedisServerProcess.isListening(redisPort)).isFalse();
+        assertThat(LoopbackPorts.isListening(redisPort)).isFalse();
     }
 
     /** @return the process group of the redis-server listening on the port ({@code /proc}: its title names it) */

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import dev.distlock.embedded.RedisServerProcess;
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.sample.SampleApplication;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -21,7 +21,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 final class SampleInstances implements AutoCloseable {
 
-    private final int redisPort = RedisServerProcess.freePort();
+    private final int redisPort = LoopbackPorts.free();
 
     private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
 

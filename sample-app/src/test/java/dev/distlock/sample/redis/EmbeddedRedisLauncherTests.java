@@ -2,6 +2,7 @@ package dev.distlock.sample.redis;
 
 import java.util.Arrays;
 
+import dev.distlock.embedded.LoopbackPorts;
 import dev.distlock.embedded.RedisServerProcess;
 import dev.distlock.embedded.RedisServersExtension;
 import org.junit.jupiter.api.Test;
@@ -27,15 +28,15 @@ class EmbeddedRedisLauncherTests {
 
     @Test
     void firstInstanceStartsRedisLaterOnesJoinAndTheFirstStopsIt() {
-        int port = RedisServerProcess.freePort();
+        int port = LoopbackPorts.free();
         try (ConfigurableApplicationContext first = start("spring.data.redis.port=" + port)) {
-            assertThat(RedisServerProcess.isListening(port)).as("started by the first instance").isTrue();
+            assertThat(LoopbackPorts.isListening(port)).as("started by the first instance").isTrue();
             try (ConfigurableApplicationContext second = start("spring.data.redis.port=" + port)) {
-                assertThat(RedisServerProcess.isListening(port)).isTrue();
+                assertThat(LoopbackPorts.isListening(port)).isTrue();
             }
-            assertThat(RedisServerProcess.isListening(port)).as("a joining instance does not stop it").isTrue();
+            assertThat(LoopbackPorts.isListening(port)).as("a joining instance does not stop it").isTrue();
         }
-        assertThat(RedisServerProcess.isListening(port)).as("stopped with the owner").isFalse();
+        assertThat(LoopbackPorts.isListening(port)).as("stopped with the owner").isFalse();
     }
 
     @Test
@@ -44,32 +45,32 @@ class EmbeddedRedisLauncherTests {
         try (ConfigurableApplicationContext app = start("spring.data.redis.port=" + existing.port())) {
             assertThat(existing.isRunning()).isTrue();
         }
-        assertThat(RedisServerProcess.isListening(existing.port())).isTrue();
+        assertThat(LoopbackPorts.isListening(existing.port())).isTrue();
     }
 
     @Test
     void startsNothingWhenTurnedOff() {
-        int port = RedisServerProcess.freePort();
+        int port = LoopbackPorts.free();
         try (ConfigurableApplicationContext app = start("spring.data.redis.port=" + port,
                 "sample.embedded-redis=false")) {
-            assertThat(RedisServerProcess.isListening(port)).isFalse();
+            assertThat(LoopbackPorts.isListening(port)).isFalse();
         }
     }
 
     @Test
     void startsNothingWhenAnotherRedisIsConfigured() {
-        int port = RedisServerProcess.freePort();
+        int port = LoopbackPorts.free();
         try (ConfigurableApplicationContext app = start("spring.data.redis.port=" + port,
                 "spring.data.redis.host=redis.example.com")) {
-            assertThat(RedisServerProcess.isListening(port)).isFalse();
+            assertThat(LoopbackPorts.isListening(port)).isFalse();
         }
         try (ConfigurableApplicationContext app = start("spring.data.redis.port=" + port,
                 "spring.data.redis.url=redis://127.0.0.1:" + port)) {
-            assertThat(RedisServerProcess.isListening(port)).isFalse();
+            assertThat(LoopbackPorts.isListening(port)).isFalse();
         }
         try (ConfigurableApplicationContext app = start("spring.data.redis.port=" + port,
                 "spring.data.redis.password=secret")) {
-            assertThat(RedisServerProcess.isListening(port)).isFalse();
+            assertThat(LoopbackPorts.isListening(port)).isFalse();
         }
     }
 
