@@ -39,8 +39,9 @@ public final class LoopbackPorts {
     }
 
     /**
-     * Asking one port at a time, closing each socket before asking again, can hand out the same port twice (Curator's
-     * {@code InstanceSpec} does, and a ZooKeeper ensemble then fails to start with "Multiple entries with same key").
+     * Several free ports at once, all different. Asking one port at a time, closing each socket before asking again,
+     * can hand out the same port twice (Curator's {@code InstanceSpec} does, and a ZooKeeper ensemble then fails to
+     * start with "Multiple entries with same key").
      *
      * @param count how many ports
      * @return that many distinct loopback ports, free a moment ago: every socket is held open until all are chosen
