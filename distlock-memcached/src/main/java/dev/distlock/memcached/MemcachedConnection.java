@@ -50,7 +50,11 @@ final class MemcachedConnection implements AutoCloseable {
         config.servers().forEach(server -> builder.withAddress(server.substring(0, server.lastIndexOf(':')),
                 Integer.parseInt(server.substring(server.lastIndexOf(':') + 1))));
         // No retry on another connection (a lock call is answered once); reconnects within a second of a restart.
+        // Replies complete on the connection's event loop, in the order the server sent them, as Lettuce's do for
+        // Redis: Folsom's default hands each to a shared pool first, one thread wake-up more per call and no order.
+        // What runs on them (this store's and the engine's continuations) never blocks.
         return builder.withRequestTimeoutMillis(timeout).withConnectionTimeoutMillis(timeout).withRetry(false)
+                .withReplyExecutor(null)
                 .withBackoff(attempt -> Math.min(MAX_BACKOFF_MILLIS, 50L << Math.min(attempt, 5))).connectAscii();
     }
 

@@ -7,6 +7,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockInfo;
@@ -20,6 +22,7 @@ import dev.distlock.spi.Attempt;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.StoreEvents;
 import dev.distlock.spi.Waiting;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -201,6 +204,34 @@ class MemcachedLockStoreTests {
             assertThat(acquired - gets).as("the acquire's pipelined read").isEqualTo(1);
             assertThat(server.stat("cmd_get")).as("a release by its added CAS reads nothing").isEqualTo(acquired);
         });
+    }
+
+    @Test
+    void repliesCompleteOnTheConnectionsEventLoopInTheOrderTheServerSentThem() throws Exception {
+        // One wake-up fewer per call than Folsom's default, which hands each reply to a shared pool, in no set order.
+        try (MemcachedConnection connection = new MemcachedConnection(MemcachedFixtures.config(server.address(),
+                Duration.ofSeconds(2)))) {
+            connection.client().connectFuture().toCompletableFuture().get();
+            ConcurrentLinkedQueue<Integer> completed = new ConcurrentLinkedQueue<>();
+            List<Thread> threads = new ArrayList<>(); // those that completed a reply, but this one
+            Thread sender = Thread.currentThread(); // completes a reply that came before its callback was added
+            List<CompletableFuture<?>> replies = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                int sent = i;
+                replies.add(connection.client().add("order-" + i, "v", 10).thenAccept(status -> {
+                    completed.add(sent);
+                    synchronized (threads) {
+                        if (Thread.currentThread() != sender) {
+                            threads.add(Thread.currentThread());
+                        }
+                    }
+                }).toCompletableFuture());
+            }
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get();
+            assertThat(List.copyOf(completed)).as("completed in the order sent").isSorted().hasSize(500);
+            assertThat(threads).isNotEmpty().allSatisfy(thread -> assertThat(thread).as("a Netty event loop's thread")
+                    .isInstanceOf(FastThreadLocalThread.class));
+        }
     }
 
     @Test
