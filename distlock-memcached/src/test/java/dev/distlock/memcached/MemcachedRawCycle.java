@@ -33,7 +33,7 @@ final class MemcachedRawCycle implements RawCycle {
         AsciiMemcacheClient<String> client = MemcacheClientBuilder.newStringClient()
                 .withAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))
                 .withRequestTimeoutMillis(TIMEOUT_MILLIS).withConnectionTimeoutMillis(TIMEOUT_MILLIS)
-                .withRetry(false).connectAscii();
+                .withRetry(false).withReplyExecutor(null).connectAscii();
         client.connectFuture().toCompletableFuture().get();
         int ttlSeconds = (int) (LEASE_MILLIS / 1000);
         return new Node() {
