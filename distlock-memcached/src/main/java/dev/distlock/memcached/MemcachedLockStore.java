@@ -152,7 +152,7 @@ public final class MemcachedLockStore implements LockStore {
         busyAnswers.remove(request.ownerToken());
         // The engine sends a cancel only once the attempt's stage is done (LockStore), so the add's CAS, if it was
         // kept, is kept by now: the undo's release takes it (a cancel sent while the attempt still ran could miss
-        // it, as Folsom completes the replies on a pool, in no set order).
+        // it, the attempt's read not yet answered).
         return undo(request, 40);
     }
 
