@@ -255,11 +255,21 @@ public final class PostgresTestServer implements AutoCloseable {
 
     private String run(Duration timeout, String binary, String... args) {
         List<String> command = new ArrayList<>(runAs);
+        if (!runAs.isEmpty() && !environment.isEmpty()) {
+            // Set after runuser, so that only commands run as the server's user load libfaketime. runuser (root)
+            // would make a semaphore of root's only (/dev/shm/sem.faketime_sem_<pid>, mode 600) and pass its name
+            // on; pg_ctl may not open it and makes one of its own, unless a dead process left one of its PID: then
+            // libfaketime ends pg_ctl ("sem_open failed and recreation attempts failed").
+            command.add("env");
+            environment.forEach((name, value) -> command.add(name + "=" + value));
+        }
         command.add(binaries.resolve(binary).toString());
         command.addAll(List.of(args));
         try {
             ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true);
-            builder.environment().putAll(environment);
+            if (runAs.isEmpty()) {
+                builder.environment().putAll(environment);
+            }
             Process process = builder.start();
             // pg_ctl's server inherits no pipe of ours (it logs to server.log), so reading to the end terminates.
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
