@@ -74,17 +74,17 @@ final class LettuceRunner implements RedisRunner {
 
     @Override
     public CompletableFuture<RedisNode> node(byte[] key) {
-        return connection.commands().thenApply(redis -> nodeOf(redis, key));
+        return connection.commands().thenCompose(redis -> nodeOf(redis, key));
     }
 
     /**
      * The master serving the key, on the connection its writes use: the connection itself off Cluster; on Cluster
-     * the one Lettuce's slot routing uses for that master ({@code getConnection(host, port)}, the same
+     * the one Lettuce's slot routing uses for that master ({@code getConnectionAsync(host, port)}, the same
      * {@code ConnectionKey(WRITE, host, port)}), not {@code getConnection(nodeId)}, which is another TCP connection
      * whose {@code WAIT} would cover none of the lock's writes. Kept per connection, so that a replaced connection
      * starts afresh. Behind Sentinel the master always counts as replicated (see {@link LettuceNode}).
      */
-    private RedisNode nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[] key) {
+    private CompletableFuture<RedisNode> nodeOf(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[] key) {
         Nodes known = nodes(redis);
         CommandWatch watch = connection::watch;
         if (redis instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
@@ -95,13 +95,24 @@ final class LettuceRunner implements RedisRunner {
             }
             RedisURI uri = master.getUri();
             String address = uri.getHost() + ":" + uri.getPort();
-            return known.byAddress.computeIfAbsent(address, at -> new LettuceNode(
-                    cluster.getConnection(uri.getHost(), uri.getPort()), "Redis Cluster master " + at, watch,
-                    this::refreshSlots, false, replicaLog, null));
+            // Connected asynchronously: this runs on Lettuce's event loop too (a release message's hand-over check),
+            // where getConnection(host, port), which waits for the connection, hung a campaign's node for good.
+            CompletableFuture<RedisNode> node = known.byAddress.computeIfAbsent(address, at -> cluster
+                    .getStatefulConnection().getConnectionAsync(uri.getHost(), uri.getPort())
+                    .thenApply(connected -> new LettuceNode(connected.async(), "Redis Cluster master " + at, watch,
+                            this::refreshSlots, false, replicaLog, null)));
+            if (!node.isDone() || node.isCompletedExceptionally()) { // outside computeIfAbsent: it may fail at once
+                node.whenComplete((made, failure) -> {
+                    if (failure != null) {
+                        known.byAddress.remove(address, node); // the next call connects again
+                    }
+                });
+            }
+            return node;
         }
-        return known.byAddress.computeIfAbsent("", at -> new LettuceNode(redis, "the Redis master", watch,
-                () -> {
-                }, connection.isSentinel(), replicaLog, known.batcher));
+        return known.byAddress.computeIfAbsent("", at -> CompletableFuture.completedFuture(new LettuceNode(redis,
+                "the Redis master", watch, () -> {
+                }, connection.isSentinel(), replicaLog, known.batcher)));
     }
 
     /** The masters and the script batcher of the connection, made anew for a replaced connection. */
@@ -131,7 +142,7 @@ final class LettuceRunner implements RedisRunner {
 
     /** The masters reached on one lock connection, and its script batcher (null without batched scripts). */
     private record Nodes(RedisClusterAsyncCommands<byte[], byte[]> connection,
-            ConcurrentMap<String, RedisNode> byAddress, @Nullable ScriptBatcher batcher) {
+            ConcurrentMap<String, CompletableFuture<RedisNode>> byAddress, @Nullable ScriptBatcher batcher) {
     }
 
     @Override
